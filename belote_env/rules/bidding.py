@@ -1,0 +1,157 @@
+"""The three bidding systems (RULES.md section 3).
+
+Each system is two functions over a :class:`~belote_env.rules.state.DealState`:
+``legal`` lists the legal calls of the seat to speak, ``apply`` records a
+legal call and returns the :class:`Contract` when the bidding is over, the
+string ``"redeal"`` when everyone passed, or None while it goes on.
+
+The auction fields of the state: ``calls`` (seat, action) in order, ``high``
+(highest call so far or -1), ``high_seat`` (who made it), ``level`` (1, 2
+coinche, 4 surcoinche), ``passes`` (consecutive passes since the last call).
+"""
+
+from __future__ import annotations
+
+from .actions import (
+    BID,
+    CAPOT_INDEX,
+    COINCHE,
+    EN_FACE,
+    EN_VOITURE,
+    GENERALE_INDEX,
+    PASS,
+    SURCOINCHE,
+    TAKE,
+    bid_strain,
+    bid_value,
+)
+from .scoring import Contract
+
+REDEAL = "redeal"
+
+
+# --- take or pass (belote classique) -------------------------------------
+
+def take_or_pass_legal(st, seat: int) -> list[int]:
+    up = st.turnup >> 3
+    if len(st.calls) < 4:
+        return [PASS, TAKE + up]
+    return [PASS] + [TAKE + s for s in st.variant.strains if s != up]
+
+
+def take_or_pass_apply(st, seat: int, a: int):
+    if a == PASS:
+        return REDEAL if len(st.calls) == 8 else None
+    return Contract(seat, a - TAKE, 0, "take", 1, seat)
+
+
+# --- auction (coinche, contree) ------------------------------------------
+
+def _doubling_calls(st, seat: int) -> list[int]:
+    """After a coinche: pass, and surcoinche for the coinched team."""
+    if st.level == 2 and (seat ^ st.high_seat) & 1 == 0:
+        return [PASS, SURCOINCHE]
+    return [PASS]
+
+
+def _coinche_allowed(st, seat: int) -> bool:
+    return st.high >= 0 and (seat ^ st.high_seat) & 1 == 1
+
+
+def auction_legal(st, seat: int) -> list[int]:
+    if st.level > 1:
+        return _doubling_calls(st, seat)
+    out = [PASS]
+    first = 0 if st.high < 0 else (st.high - BID) // 6 + 1
+    last = GENERALE_INDEX if st.variant.generale else CAPOT_INDEX
+    strains = st.variant.strains
+    for vi in range(first, last + 1):
+        base = BID + 6 * vi
+        out.extend(base + s for s in strains)
+    if _coinche_allowed(st, seat):
+        out.append(COINCHE)
+    return out
+
+
+def _doubling_apply(st, seat: int, a: int, make_contract, redeal_passes: int):
+    """Shared by auction and 81 points: pass counting, coinche, surcoinche."""
+    if a == PASS:
+        st.passes += 1
+        if st.high < 0:
+            return REDEAL if st.passes == redeal_passes else None
+        return make_contract(st) if st.passes == 3 else None
+    st.passes = 0
+    if a == COINCHE:
+        st.level = 2
+        return None
+    if a == SURCOINCHE:
+        st.level = 4
+        return make_contract(st)
+    st.high = a
+    st.high_seat = seat
+    return None
+
+
+def _auction_contract(st) -> Contract:
+    a = st.high
+    vi = (a - BID) // 6
+    kind = "capot" if vi == CAPOT_INDEX else "generale" if vi == GENERALE_INDEX else "bid"
+    return Contract(st.high_seat, bid_strain(a), bid_value(a), kind, st.level, st.high_seat)
+
+
+def auction_apply(st, seat: int, a: int):
+    return _doubling_apply(st, seat, a, _auction_contract, 4)
+
+
+# --- 81 points (Cobrecaf) --------------------------------------------------
+
+def _call_rank(a: int) -> int:
+    """Couleur / En face 0, Capot 1, En voiture 2."""
+    if a >= EN_VOITURE and a != EN_FACE:
+        return 2
+    if a >= BID and a != EN_FACE:
+        return 1
+    return 0
+
+
+def cobrecaf_legal(st, seat: int) -> list[int]:
+    if st.level > 1:
+        return _doubling_calls(st, seat)
+    out = [PASS]
+    rank = -1 if st.high < 0 else _call_rank(st.high)
+    if rank < 0:
+        up = st.turnup >> 3
+        if len(st.calls) < 4:
+            out.append(TAKE + up)
+        else:
+            out.extend(TAKE + s for s in range(4))
+        out.append(EN_FACE)
+    if rank < 1:
+        out.extend(BID + 6 * CAPOT_INDEX + s for s in range(4))
+    if rank < 2:
+        out.extend(EN_VOITURE + s for s in range(4))
+    if _coinche_allowed(st, seat):
+        out.append(COINCHE)
+    return out
+
+
+def _cobrecaf_contract(st) -> Contract:
+    a, caller = st.high, st.high_seat
+    if a == EN_FACE:
+        return Contract((caller + 2) & 3, st.turnup >> 3, 81, "en_face", st.level, caller)
+    if a >= EN_VOITURE:
+        return Contract(caller, a - EN_VOITURE, 81, "en_voiture", st.level, caller)
+    if a >= BID:
+        return Contract(caller, bid_strain(a), 81, "capot", st.level, caller)
+    return Contract(caller, a - TAKE, 81, "couleur", st.level, caller)
+
+
+def cobrecaf_apply(st, seat: int, a: int):
+    return _doubling_apply(st, seat, a, _cobrecaf_contract, 8)
+
+
+SYSTEMS = {
+    "take_or_pass": (take_or_pass_legal, take_or_pass_apply),
+    "auction": (auction_legal, auction_apply),
+    "cobrecaf_81": (cobrecaf_legal, cobrecaf_apply),
+}

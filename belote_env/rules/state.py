@@ -1,0 +1,505 @@
+"""The state of one deal: dealing, bidding, card play, scoring.
+
+A :class:`DealState` is a position: the variant, the dealer, the cards as
+dealt, the garde carried into the deal and the actions so far. Everything
+else (hands now, the trick, points, belote, the result) follows from those and
+is kept up to date incrementally by :meth:`DealState.apply`.
+
+States are cheap to copy with :meth:`DealState.clone` and never share mutable
+data with their clones. Two states are equal when their defining data are.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import NamedTuple
+
+from . import bidding
+from .actions import ACTION_NAMES, NUM_CARDS, PASS, action_name, parse_action
+from .cards import (
+    CARD_NAMES,
+    FULL_DECK,
+    KING,
+    QUEEN,
+    cards_of,
+    format_cards,
+    parse_card,
+    parse_cards,
+    strain_table,
+)
+from .declarations import Declaration, belote_pairs, best_team, hand_declarations
+from .errors import IllegalActionError, NotationError
+from .play import beats, legal_cards
+from .scoring import REDEAL, Contract, DealResult, score_deal
+from .variant import SCHEMA, Variant
+
+BIDDING, PLAY, DONE = "bidding", "play", "done"
+NOTATION_TAG = "belote-position-1"
+
+
+class Trick(NamedTuple):
+    leader: int
+    cards: tuple[int, ...]  # in play order, from the leader
+    winner: int
+    points: int
+
+    def seat_of(self, i: int) -> int:
+        return (self.leader + i) & 3
+
+
+class BeloteEvent(NamedTuple):
+    seat: int
+    card: int
+    kind: str  # "belote" (first of the pair played) or "rebelote" (second)
+
+
+class DealState:
+    __slots__ = (
+        "variant", "dealer", "garde", "initial", "turnup", "stock", "history",
+        "phase", "seat", "hands", "calls", "high", "high_seat", "level", "passes",
+        "contract", "table", "trick", "leader", "led", "win_card", "win_seat",
+        "tricks", "points", "tricks_won", "played", "belote_cards", "belote_events",
+        "belote_points", "declarations", "declaration_team", "declaration_points",
+        "result", "_legal", "_legal_mask", "_legal_fn", "_apply_fn",
+    )
+
+    # --- construction ----------------------------------------------------
+
+    @classmethod
+    def from_hands(
+        cls,
+        variant: Variant,
+        dealer: int,
+        hands,
+        turnup=None,
+        stock=None,
+        garde: int = 0,
+    ) -> "DealState":
+        """A deal from given cards.
+
+        ``hands``: four hands (masks, card-id lists or text like ``"AS 10S JH"``),
+        seat 0 first. For ``deal: full`` each has 8 cards. For ``deal:
+        turn_up`` each has 5, ``turnup`` is the turned card and ``stock`` the
+        11 remaining cards in the order they are dealt after the take (each
+        non-taker from the dealer's left gets 3, the taker 2); with no
+        ``stock`` the remaining cards are used in ascending order.
+        """
+        if not 0 <= dealer < 4:
+            raise NotationError(f"dealer must be a seat 0..3, got {dealer!r}")
+        masks = [_to_mask(h, f"hand of seat {i}") for i, h in enumerate(hands)]
+        if len(masks) != 4:
+            raise NotationError(f"need 4 hands, got {len(masks)}")
+        union = 0
+        for i, m in enumerate(masks):
+            if union & m:
+                raise NotationError(f"hand of seat {i} repeats {format_cards(union & m)}")
+            union |= m
+        size = 8 if variant.deal == "full" else 5
+        for i, m in enumerate(masks):
+            if m.bit_count() != size:
+                raise NotationError(
+                    f"hand of seat {i} has {m.bit_count()} cards; deal {variant.deal!r} gives {size}"
+                )
+        if variant.deal == "full":
+            if turnup is not None or stock:
+                raise NotationError("deal 'full' has no turn-up and no stock")
+            tu, stk = -1, ()
+        else:
+            if turnup is None:
+                raise NotationError("deal 'turn_up' needs the turn-up card")
+            tu = turnup if isinstance(turnup, int) else parse_card(turnup)
+            if union >> tu & 1:
+                raise NotationError(f"turn-up {CARD_NAMES[tu]} is also in a hand")
+            rest = FULL_DECK & ~union & ~(1 << tu)
+            if stock is None:
+                stk = tuple(cards_of(rest))
+            else:
+                stk = tuple(stock) if not isinstance(stock, str) else tuple(parse_card(t) for t in stock.split())
+                if len(stk) != 11 or len(set(stk)) != 11 or sum(1 << c for c in stk) != rest:
+                    raise NotationError(f"stock must be the 11 cards not dealt ({format_cards(rest)}), got {stock!r}")
+        st = cls.__new__(cls)
+        st.variant = variant
+        st.dealer = dealer
+        st.garde = garde
+        st.initial = tuple(masks)
+        st.turnup = tu
+        st.stock = stk
+        st._reset()
+        return st
+
+    @classmethod
+    def random(cls, variant: Variant, dealer: int, rng: random.Random, garde: int = 0) -> "DealState":
+        """A uniformly shuffled deal drawn from ``rng``."""
+        deck = list(range(32))
+        rng.shuffle(deck)
+        n = 8 if variant.deal == "full" else 5
+        hands = [0, 0, 0, 0]
+        for i in range(4):
+            m = 0
+            for c in deck[n * i:n * i + n]:
+                m |= 1 << c
+            hands[(dealer + 1 + i) & 3] = m
+        st = cls.__new__(cls)
+        st.variant = variant
+        st.dealer = dealer
+        st.garde = garde
+        st.initial = tuple(hands)
+        if n == 8:
+            st.turnup, st.stock = -1, ()
+        else:
+            st.turnup, st.stock = deck[20], tuple(deck[21:])
+        st._reset()
+        return st
+
+    def _reset(self) -> None:
+        self.history = []
+        self.phase = BIDDING
+        self.seat = (self.dealer + 1) & 3
+        self.hands = list(self.initial)
+        self.calls = []
+        self.high = -1
+        self.high_seat = -1
+        self.level = 1
+        self.passes = 0
+        self.contract = None
+        self.table = None
+        self.trick = []
+        self.leader = self.seat
+        self.led = -1
+        self.win_card = -1
+        self.win_seat = -1
+        self.tricks = []
+        self.points = [0, 0]
+        self.tricks_won = [0, 0, 0, 0]
+        self.played = [0, 0, 0, 0]
+        self.belote_cards = [0, 0, 0, 0]
+        self.belote_events = []
+        self.belote_points = [0, 0]
+        self.declarations = []
+        self.declaration_team = -1
+        self.declaration_points = [0, 0]
+        self.result = None
+        self._legal = None
+        self._legal_mask = 0
+        self._legal_fn, self._apply_fn = bidding.SYSTEMS[self.variant.bidding]
+
+    def clone(self) -> "DealState":
+        st = DealState.__new__(DealState)
+        for name in ("variant", "dealer", "garde", "initial", "turnup", "stock", "phase", "seat",
+                     "high", "high_seat", "level", "passes", "contract", "table", "leader", "led",
+                     "win_card", "win_seat", "declarations", "declaration_team", "_legal_mask",
+                     "_legal_fn", "_apply_fn"):
+            setattr(st, name, getattr(self, name))
+        st.history = self.history[:]
+        st.hands = self.hands[:]
+        st.calls = self.calls[:]
+        st.trick = self.trick[:]
+        st.tricks = self.tricks[:]
+        st.points = self.points[:]
+        st.tricks_won = self.tricks_won[:]
+        st.played = self.played[:]
+        st.belote_cards = self.belote_cards[:]
+        st.belote_events = self.belote_events[:]
+        st.belote_points = self.belote_points[:]
+        st.declaration_points = self.declaration_points[:]
+        st._legal = None if self._legal is None else self._legal[:]
+        st.result = None if self.result is None else _copy_result(self.result)
+        return st
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, DealState):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def _key(self):
+        return (self.variant, self.dealer, self.garde, self.initial, self.turnup, self.stock, tuple(self.history))
+
+    def __repr__(self) -> str:
+        return f"DealState({self.format()!r})"
+
+    # --- queries ---------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == DONE
+
+    @property
+    def current_seat(self) -> int:
+        """Seat to act, or -1 once the deal is over."""
+        return -1 if self.phase == DONE else self.seat
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids of the seat to act, ascending; [] when the deal is over."""
+        legal = self._legal
+        if legal is None:
+            if self.phase == PLAY:
+                m = self._card_mask()
+                legal = cards_of(m)
+            elif self.phase == BIDDING:
+                legal = self._legal_fn(self, self.seat)
+                m = 0
+                for a in legal:
+                    m |= 1 << a
+            else:
+                legal, m = [], 0
+            self._legal = legal
+            self._legal_mask = m
+        return legal
+
+    def legal_mask(self) -> int:
+        """Legal actions as an int bitmask over action ids."""
+        if self._legal is None:
+            self.legal_actions()
+        return self._legal_mask
+
+    def _card_mask(self) -> int:
+        seat = self.seat
+        v = self.variant
+        return legal_cards(
+            self.hands[seat], self.led, self.win_card, self.win_seat ^ seat == 2,
+            self.table, v.overtrump_partner, v.undertrump,
+        )
+
+    @property
+    def trick_number(self) -> int:
+        """Index 0..7 of the trick being played (8 once all are played)."""
+        return len(self.tricks)
+
+    def trick_seats(self) -> list[tuple[int, int]]:
+        """(seat, card) of the trick in progress, in play order."""
+        return [((self.leader + i) & 3, c) for i, c in enumerate(self.trick)]
+
+    def public_declarations(self) -> list[Declaration]:
+        """Scoring declarations, public once the first trick is complete."""
+        if not self.tricks:
+            return []
+        return [d for d in self.declarations if d.seat & 1 == self.declaration_team]
+
+    # --- acting ----------------------------------------------------------
+
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the seat to act; raises IllegalActionError if it is not legal."""
+        if self._legal is None:
+            self.legal_actions()
+        if not (isinstance(action, int) and action >= 0 and self._legal_mask >> action & 1):
+            self._illegal(action)
+        self._legal = None
+        self.history.append(action)
+        if action < NUM_CARDS:
+            self._play(action)
+        else:
+            self._call(action)
+
+    def apply_name(self, name: str) -> None:
+        self.apply(parse_action(name))
+
+    def _illegal(self, action) -> None:
+        try:
+            shown = f"{action_name(action)!r} (id {action})"
+        except NotationError:
+            shown = repr(action)
+        legal = self.legal_actions()
+        if self.phase == DONE:
+            msg = f"illegal action {shown}: the deal is over (phase {DONE}), no action is legal"
+        else:
+            names = ", ".join(ACTION_NAMES[a] for a in legal)
+            msg = f"illegal action {shown} by seat {self.seat} in phase {self.phase}; legal: {names}"
+        raise IllegalActionError(msg, action, self.current_seat, self.phase, legal)
+
+    def _call(self, a: int) -> None:
+        seat = self.seat
+        self.calls.append((seat, a))
+        outcome = self._apply_fn(self, seat, a)
+        if outcome is None:
+            self.seat = (seat + 1) & 3
+        elif outcome == bidding.REDEAL:
+            self.phase = DONE
+            self.result = DealResult(contract=None, outcome=REDEAL, garde_in=self.garde, garde_out=self.garde)
+        else:
+            self._start_play(outcome)
+
+    def _start_play(self, contract: Contract) -> None:
+        self.contract = contract
+        if self.turnup >= 0:
+            hands = self.hands
+            taker = contract.taker
+            hands[taker] |= 1 << self.turnup
+            it = iter(self.stock)
+            for i in range(1, 5):
+                seat = (self.dealer + i) & 3
+                for _ in range(2 if seat == taker else 3):
+                    hands[seat] |= 1 << next(it)
+        self.table = strain_table(contract.strain, self.variant.rules)
+        for seat, suit in belote_pairs(self.hands, contract.strain):
+            self.belote_cards[seat] |= (1 << (8 * suit + KING)) | (1 << (8 * suit + QUEEN))
+        if self.variant.declarations:
+            decls = []
+            for seat in range(4):
+                decls.extend(hand_declarations(seat, self.hands[seat]))
+            self.declarations = decls
+            team = best_team(decls, contract.strain)
+            self.declaration_team = team
+            if team >= 0:
+                self.declaration_points[team] = sum(d.points for d in decls if d.seat & 1 == team)
+        self.phase = PLAY
+        lead = contract.taker if contract.kind == "generale" else (self.dealer + 1) & 3
+        self.leader = self.seat = lead
+
+    def _play(self, card: int) -> None:
+        seat = self.seat
+        bit = 1 << card
+        self.hands[seat] ^= bit
+        self.played[seat] |= bit
+        if self.belote_cards[seat] & bit:
+            pair = self.belote_cards[seat] & (0xFF << (card & ~7))
+            if self.played[seat] & pair == pair:
+                self.belote_events.append(BeloteEvent(seat, card, "rebelote"))
+                self.belote_points[seat & 1] += 20
+            else:
+                self.belote_events.append(BeloteEvent(seat, card, "belote"))
+        trick = self.trick
+        if not trick:
+            self.led = card >> 3
+            self.win_card = card
+            self.win_seat = seat
+        elif beats(card, self.win_card, self.table):
+            self.win_card = card
+            self.win_seat = seat
+        trick.append(card)
+        if len(trick) < 4:
+            self.seat = (seat + 1) & 3
+            return
+        points = self.table.points
+        pts = points[trick[0]] + points[trick[1]] + points[trick[2]] + points[trick[3]]
+        winner = self.win_seat
+        self.tricks.append(Trick(self.leader, tuple(trick), winner, pts))
+        self.points[winner & 1] += pts
+        self.tricks_won[winner] += 1
+        self.trick = []
+        self.led = -1
+        self.leader = self.seat = winner
+        if len(self.tricks) == 8:
+            self.phase = DONE
+            self.result = score_deal(
+                self.variant, self.contract, self.points, self.tricks_won, winner,
+                self.belote_points, self.declaration_points, self.garde,
+            )
+
+    # --- notation --------------------------------------------------------
+
+    def format(self) -> str:
+        """One-line text of the position; :meth:`parse` reads it back."""
+        v = self.variant
+        rules = " ".join(f"{k}={_fmt_value(getattr(v, k))}" for k in SCHEMA)
+        hands = " / ".join(format_cards(m) for m in self.initial)
+        fields = [
+            NOTATION_TAG,
+            f"variant: {rules}",
+            f"dealer: {self.dealer}",
+            f"garde: {self.garde}",
+            f"hands: {hands}",
+        ]
+        if self.turnup >= 0:
+            fields.append(f"turnup: {CARD_NAMES[self.turnup]}")
+            fields.append(f"stock: {' '.join(CARD_NAMES[c] for c in self.stock)}")
+        fields.append(f"moves: {', '.join(ACTION_NAMES[a] for a in self.history)}")
+        return " | ".join(fields)
+
+    @classmethod
+    def parse(cls, text: str) -> "DealState":
+        """Read a position written by :meth:`format`; raises NotationError naming the bad field."""
+        parts = [p.strip() for p in text.strip().split("|")]
+        if not parts or parts[0] != NOTATION_TAG:
+            raise NotationError(f"a position starts with {NOTATION_TAG!r}, got {parts[0][:40]!r}")
+        fields = {}
+        for p in parts[1:]:
+            key, sep, value = p.partition(":")
+            if not sep:
+                raise NotationError(f"position field {p!r} is not 'key: value'")
+            fields[key.strip()] = value.strip()
+        known = ("variant", "dealer", "garde", "hands", "turnup", "stock", "moves")
+        for key in fields:
+            if key not in known:
+                raise NotationError(f"unknown position field {key!r}; fields are {', '.join(known)}")
+        for key in ("variant", "dealer", "hands"):
+            if key not in fields:
+                raise NotationError(f"position has no {key!r} field")
+        variant = Variant.from_dict(_parse_switches(fields["variant"]), "position 'variant' field")
+        try:
+            dealer = int(fields["dealer"])
+            garde = int(fields.get("garde", "0"))
+        except ValueError:
+            raise NotationError(f"dealer and garde must be integers, got {fields['dealer']!r}, {fields.get('garde')!r}") from None
+        hands = [parse_cards(h) for h in fields["hands"].split("/")]
+        st = cls.from_hands(variant, dealer, hands, fields.get("turnup"), fields.get("stock"), garde)
+        moves = fields.get("moves", "")
+        for i, name in enumerate(m for m in moves.split(",") if m.strip()):
+            try:
+                st.apply(parse_action(name))
+            except IllegalActionError as e:
+                raise NotationError(f"move {i + 1} of the position: {e}") from None
+        return st
+
+
+def _copy_result(r: DealResult) -> DealResult:
+    import copy
+
+    return copy.deepcopy(r)
+
+
+def _to_mask(h, what: str) -> int:
+    if isinstance(h, int):
+        if not 0 <= h <= FULL_DECK:
+            raise NotationError(f"{what}: mask {h!r} is not a 32-bit card set")
+        return h
+    if isinstance(h, str):
+        return parse_cards(h)
+    m = 0
+    for c in h:
+        c = c if isinstance(c, int) else parse_card(c)
+        if m >> c & 1:
+            raise NotationError(f"{what}: card {CARD_NAMES[c]} is listed twice")
+        m |= 1 << c
+    return m
+
+
+def _fmt_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _parse_switches(text: str) -> dict:
+    out = {}
+    for tok in text.split():
+        key, sep, value = tok.partition("=")
+        if not sep:
+            raise NotationError(f"variant switch {tok!r} is not 'key=value'")
+        typ = SCHEMA.get(key, (str,))[0]
+        if typ is bool:
+            if value not in ("true", "false"):
+                raise NotationError(f"variant switch {key!r} must be true or false, got {value!r}")
+            out[key] = value == "true"
+        elif typ is int:
+            try:
+                out[key] = int(value)
+            except ValueError:
+                raise NotationError(f"variant switch {key!r} must be an integer, got {value!r}") from None
+        else:
+            out[key] = value
+    return out
+
+
+def play_random_deal(variant: Variant, rng: random.Random, dealer: int = 0) -> DealState:
+    """Deal and play one deal with uniformly random legal actions."""
+    st = DealState.random(variant, dealer, rng)
+    choice = rng.choice
+    while st.phase != DONE:
+        st.apply(choice(st.legal_actions()))
+    return st
+
+
+__all__ = ["DealState", "Trick", "BeloteEvent", "BIDDING", "PLAY", "DONE", "PASS", "play_random_deal"]

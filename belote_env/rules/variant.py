@@ -1,0 +1,130 @@
+"""The rule switches of a variant (RULES.md section 10) and their validation.
+
+A :class:`Variant` is immutable and shared freely between states. It is built
+from a plain dict by :meth:`Variant.from_dict`, which rejects unknown keys,
+wrong types and bad values with a message naming the source, the key and what
+is allowed. Reading YAML files is done one layer up, in
+``belote_env.variants`` (the rules core is standard library only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from .errors import VariantError
+
+DEALS = ("turn_up", "full")
+BIDDINGS = ("take_or_pass", "auction", "cobrecaf_81")
+SCORINGS = ("classic", "coinche", "cobrecaf_81", "contree")
+RULESETS = ("maison", "officielles")
+COUNTINGS = ("points_faits", "points_annonces", "points_faits_et_annonces")
+EPISODES = ("deal", "game")
+
+# key -> (type, allowed values or None, default)
+SCHEMA: dict[str, tuple[type, tuple | None, object]] = {
+    "name": (str, None, "custom"),
+    "deal": (str, DEALS, "full"),
+    "bidding": (str, BIDDINGS, "auction"),
+    "scoring": (str, SCORINGS, "coinche"),
+    "counting": (str, COUNTINGS, "points_faits"),
+    "rules": (str, RULESETS, "maison"),
+    "overtrump_partner": (bool, None, False),
+    "undertrump": (bool, None, False),
+    "declarations": (bool, None, False),
+    "no_trump": (bool, None, True),
+    "all_trump": (bool, None, True),
+    "generale": (bool, None, False),
+    "target": (int, None, 1000),
+    "threshold_inclusive": (bool, None, False),
+    "must_beat_defense": (bool, None, False),
+    "belote": (str, ("auto",), "auto"),
+    "episode": (str, EPISODES, "deal"),
+}
+
+# Which scoring goes with which bidding and deal (RULES.md 3, 7, 10).
+_SCORING_BIDDING = {"classic": "take_or_pass", "coinche": "auction", "contree": "auction", "cobrecaf_81": "cobrecaf_81"}
+_BIDDING_DEAL = {"take_or_pass": "turn_up", "auction": "full", "cobrecaf_81": "turn_up"}
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str = "custom"
+    deal: str = "full"
+    bidding: str = "auction"
+    scoring: str = "coinche"
+    counting: str = "points_faits"
+    rules: str = "maison"
+    overtrump_partner: bool = False
+    undertrump: bool = False
+    declarations: bool = False
+    no_trump: bool = True
+    all_trump: bool = True
+    generale: bool = False
+    target: int = 1000
+    threshold_inclusive: bool = False
+    must_beat_defense: bool = False
+    belote: str = "auto"
+    episode: str = "deal"
+
+    @classmethod
+    def from_dict(cls, data: dict, source: str = "<dict>") -> "Variant":
+        if not isinstance(data, dict):
+            raise VariantError(f"{source}: a variant is a mapping of switches to values, got {type(data).__name__}")
+        values = {}
+        for key, value in data.items():
+            if key not in SCHEMA:
+                raise VariantError(
+                    f"{source}: unknown key {key!r}; allowed keys: {', '.join(SCHEMA)}"
+                )
+            typ, allowed, _ = SCHEMA[key]
+            ok = isinstance(value, typ) and not (typ is int and isinstance(value, bool))
+            if not ok:
+                raise VariantError(
+                    f"{source}: key {key!r} must be {typ.__name__}"
+                    + (f" (one of {', '.join(allowed)})" if allowed else "")
+                    + f", got {value!r}"
+                )
+            if allowed is not None and value not in allowed:
+                raise VariantError(f"{source}: key {key!r} has value {value!r}; allowed: {', '.join(allowed)}")
+            values[key] = value
+        variant = cls(**values)
+        variant.check(source)
+        return variant
+
+    def check(self, source: str = "<variant>") -> None:
+        """Cross-key consistency; raises VariantError naming the keys."""
+        if self.target <= 0:
+            raise VariantError(f"{source}: key 'target' must be a positive int (501, 1000, 2000, 3000...), got {self.target}")
+        need = _SCORING_BIDDING[self.scoring]
+        if self.bidding != need:
+            raise VariantError(
+                f"{source}: scoring {self.scoring!r} needs bidding {need!r}, got bidding {self.bidding!r}"
+            )
+        need = _BIDDING_DEAL[self.bidding]
+        if self.deal != need:
+            raise VariantError(f"{source}: bidding {self.bidding!r} needs deal {need!r}, got deal {self.deal!r}")
+        if self.bidding == "cobrecaf_81" and (self.no_trump or self.all_trump):
+            raise VariantError(
+                f"{source}: keys 'no_trump' and 'all_trump' must be false with bidding 'cobrecaf_81' (RULES.md 3.3)"
+            )
+        if self.generale and self.bidding != "auction":
+            raise VariantError(f"{source}: key 'generale' applies only to bidding 'auction'")
+        if self.declarations and self.scoring in ("contree", "cobrecaf_81"):
+            raise VariantError(
+                f"{source}: key 'declarations' must be false with scoring {self.scoring!r} "
+                "(RULES.md section 7 scores declarations only in classic and coinche)"
+            )
+
+    def with_overrides(self, source: str = "<overrides>", **overrides) -> "Variant":
+        data = self.to_dict()
+        data.update(overrides)
+        return Variant.from_dict(data, source)
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @property
+    def strains(self) -> tuple[int, ...]:
+        """Strains a contract may have: the four suits, then NT / AT when enabled."""
+        return (0, 1, 2, 3) + ((4,) if self.no_trump else ()) + ((5,) if self.all_trump else ())
+
