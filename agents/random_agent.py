@@ -1,0 +1,37 @@
+"""The ``random`` agent: a uniform choice among the legal actions."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from .base import Agent, SeatView
+
+
+class RandomAgent(Agent):
+    """Picks uniformly among the legal actions of the seat.
+
+    It reads the legal set from ``view`` (the rules state), which is the same
+    set as the ``action_mask`` the env gives; ``reset(seed)`` reseeds it, so a
+    tournament that resets it with a seeded value replays identically.
+    """
+
+    name = "random"
+    needs_observation = False
+
+    def __init__(self, seed: int | None = None):
+        self.rng = random.Random(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng.seed(seed)
+
+    def act(self, observation: np.ndarray | None, action_mask: np.ndarray | None, view: SeatView) -> int:
+        if view is not None:
+            legal = view.deal.legal_actions()
+        else:
+            legal = np.flatnonzero(action_mask).tolist()
+        if not legal:
+            raise ValueError("RandomAgent.act was called with no legal action (empty mask, or a finished deal)")
+        return legal[self.rng.randrange(len(legal))]
