@@ -1,0 +1,421 @@
+# noqa: D205
+"""
+# Belote
+
+| Import             | `from belote_env import env, raw_env`                 |
+|--------------------|--------------------------------------------------------|
+| Actions            | Discrete                                               |
+| Parallel API       | No                                                     |
+| Manual Control     | No                                                     |
+| Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']` |
+| Agents             | 4                                                      |
+| Action Shape       | Discrete(112)                                          |
+| Action Values      | Discrete(112)                                          |
+| Observation Shape  | (853,) float32, plus the (112,) int8 action mask       |
+| Observation Values | [0, 1] except the few counters listed below            |
+
+The French trick-taking card game Belote for four players in two teams, in
+every variant shipped in `configs/variants/` (belote classique, coinche,
+contrée, the 81-points "Cobrecaf" variant and their rule switches). The rules
+are those of `RULES.md`, implemented in `belote_env.rules`; this module only
+turns them into a PettingZoo AEC environment named `belote_v0`.
+
+```python
+from belote_env import env
+
+e = env(variant="coinche", reward="score_diff", render_mode="ansi")
+e.reset(seed=42)
+for agent in e.agent_iter():
+    observation, reward, termination, truncation, info = e.last()
+    if termination or truncation:
+        action = None
+    else:
+        mask = observation["action_mask"]
+        action = e.action_space(agent).sample(mask)
+    e.step(action)
+```
+
+### Arguments
+
+``env(variant="coinche", render_mode=None, reward="score_diff", render_view=None, **overrides)``
+
+* `variant`: the name of a file in `configs/variants/` (`belote_classique`,
+  `belote_classique_officielles`, `coinche`, `coinche_officielles`, `contree`,
+  `contree_annonces`, `contree_faits_et_annonces`, `cobrecaf_81`), the path
+  of a YAML variant file, or a `belote_env.rules.Variant`.
+* `**overrides`: any rule switch of RULES.md section 10, e.g.
+  `rules="officielles"`, `undertrump=True`, `target=501`, and
+  `episode="deal"` (default, one scored deal; all-pass deals are redealt
+  automatically) or `episode="game"` (deals until a team reaches the target,
+  dealer rotating, garde carried).
+* `reward`: `"score_diff"` or `"win"` (see Rewards).
+* `render_mode`: `None`, `"ansi"` (render() returns the table as text) or
+  `"human"` (prints it after every reset and step).
+* `render_view`: `None` shows all four hands; an agent name shows only that
+  player's hand, as it sees the table.
+
+Unknown switches or bad values raise `belote_env.rules.VariantError`, a bad
+`reward` or `render_mode` raises `EnvArgumentError` (both are `ValueError`).
+
+### Agents
+
+`player_0` .. `player_3` are the seats in playing order: `player_0` and
+`player_2` are partners (team 0), `player_1` and `player_3` the other team.
+The dealer of the first deal is `player_0`, so `player_1` speaks first; in
+game episodes the dealer rotates one seat per deal.
+
+### Action space
+
+One flat space of 112 actions shared by every variant; a variant only changes
+which are ever legal.
+
+| ids | action |
+|---|---|
+| 0..31 | play a card: `suit * 8 + rank`, suits ♠ ♥ ♦ ♣, ranks 7 8 9 10 J Q K A |
+| 32 | pass |
+| 33 | coinche (double) |
+| 34 | surcoinche (redouble) |
+| 35..40 | take in a strain ♠ ♥ ♦ ♣ NT AT (belote classique; Couleur of the 81 points) |
+| 41..106 | bid: id = 41 + 6 * value_index + strain, values 80..160, capot (250), générale (500) |
+| 107..110 | En voiture in a suit (81 points) |
+| 111 | En face (81 points) |
+
+`belote_env.rules.action_name(a)` and `parse_action(text)` convert ids and
+text (`"JH"`, `"100 H"`, `"capot S"`, `"pass"`).
+
+### Observation space
+
+`observe(agent)` returns `{"observation": float32[853], "action_mask": int8[112]}`.
+The vector is exactly `belote_env.observation.encode(game, seat)` (kept up to
+date incrementally by the environment) and holds what a player at the table
+knows, nothing more. Seats in it are **relative to the observer**: 0 = self,
+1 = the next player (left opponent), 2 = partner, 3 = right opponent.
+
+| offsets | length | segment | meaning |
+|---|---|---|---|
+| 0..31 | 32 | `hand` | own cards now held |
+| 32..63 | 32 | `turnup` | the turned-up card (turn-up deals), one-hot, shown the whole deal |
+| 64..383 | 320 | `calls` | per relative seat (4 blocks of 80), the non-pass calls it made, by call id - 32 |
+| 384..387 | 4 | `passes` | per relative seat, number of passes / 8 |
+| 388 | 1 | `num_calls` | calls made so far / 32 |
+| 389..392 | 4 | `high_call_seat` | relative seat holding the highest call so far, one-hot |
+| 393..398 | 6 | `contract_strain` | contract strain S H D C NT AT, one-hot (zero while bidding) |
+| 399..410 | 12 | `contract_value` | bid value one-hot over 80..160, 250, 500, then 81 (81 points) |
+| 411..417 | 7 | `contract_kind` | take, bid, capot, generale, couleur, en_face, en_voiture |
+| 418..421 | 4 | `taker` | taker's relative seat, one-hot |
+| 422..424 | 3 | `level` | coinche level 1, 2, 4 (also during bidding), one-hot |
+| 425..552 | 128 | `trick` | current trick: per relative seat, the card it played, one-hot |
+| 553..556 | 4 | `trick_leader` | relative seat that led the current trick |
+| 557..560 | 4 | `trick_winner` | relative seat currently holding the trick |
+| 561..688 | 128 | `played` | every card played so far, per relative seat (current trick included) |
+| 689..816 | 128 | `declarations` | cards of public scoring declarations, per relative seat |
+| 817..818 | 2 | `declaration_points` | declaration points scored: own team, other team, / 100 |
+| 819..826 | 8 | `belote` | per relative seat: belote announced, rebelote announced |
+| 827..835 | 9 | `trick_number` | tricks completed 0..8, one-hot |
+| 836..839 | 4 | `dealer` | dealer's relative seat |
+| 840..841 | 2 | `card_points` | card points won so far: own team, other team, / 162 |
+| 842..843 | 2 | `tricks_won` | tricks won: own team, other team, / 8 |
+| 844..845 | 2 | `phase` | bidding, play (both zero once the episode is over) |
+| 846..848 | 3 | `bidding_system` | take_or_pass, auction, cobrecaf_81 |
+| 849..852 | 4 | `game` | own score, other score, garde (/ target), target / 3000 (game episodes; zero otherwise) |
+
+All entries lie in [0, 1] except `num_calls`, `declaration_points` and the
+first three `game` entries, which are non-negative counters that can exceed
+1 (long auctions, big declarations, scores past the target); the observation
+space's `high` says so entry by entry. `docs/observation.md` details every
+segment with examples.
+
+#### Action mask
+
+`action_mask[a] == 1` exactly when action `a` is legal for the observing
+agent: calls while bidding, cards while playing. It is all zeros for every
+agent but the one to act, and for everyone once the episode is over.
+
+### Rewards
+
+Zero-sum between the teams; both partners always receive their team's reward.
+
+* `reward="score_diff"` (default): after every scored deal, (own team's deal
+  score - other team's) / scale, with scale 162 (classic, 81 points), 400
+  (coinche) or 300 (contrée): the score of an ordinary contract, so most deals
+  fall in [-1, 1] and coinched or capot deals go beyond, in proportion to the
+  points (up to about ±4 for a surcoinched capot). In game episodes it is
+  given after each deal. A redeal scores nothing.
+* `reward="win"`: +1 / -1 at the end of the episode to the team with the
+  higher score (0 to both for a drawn single deal).
+
+Under `env()`, an illegal action ends the episode (every agent terminated)
+with a reward of -1 to the offender and 0 to the others, as PettingZoo's
+`TerminateIllegalWrapper` specifies, and warns naming the action and the
+legal set. Under `raw_env`, an illegal action raises
+`belote_env.rules.IllegalActionError` (a `ValueError`).
+
+### For search agents
+
+`env.unwrapped.game` is the rules state (`belote_env.rules.GameState`; its
+`.deal` is the current `DealState`), `env.unwrapped.variant` the `Variant`.
+Clone them freely (`game.clone()`); never mutate the env's own. To search
+without peeking at hidden cards, draw complete deals consistent with one
+seat's information with `belote_env.rules.sampling.sample_deal(deal, seat, rng)`.
+
+### Version history
+
+* v0: Initial version.
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .observation import OBS_SIZE, SEGMENTS, IncrementalEncoder
+from .rewards import REWARD_KINDS, deal_reward, win_reward
+from .rules.actions import ACTION_NAMES, NUM_ACTIONS
+from .rules.errors import BeloteError
+from .rules.game import GameState
+from .rules.scoring import REDEAL
+from .rules.variant import Variant
+from .variants import load_variant
+
+AGENTS = ("player_0", "player_1", "player_2", "player_3")
+RENDER_MODES = ("human", "ansi")
+ILLEGAL_REWARD = -1.0
+
+
+class EnvArgumentError(BeloteError):
+    """A bad argument to :func:`env` / :class:`raw_env` (not a rule switch)."""
+
+
+def env(variant: str | Variant = "coinche", **kwargs) -> AECEnv:
+    """The Belote AEC environment inside PettingZoo's standard wrappers.
+
+    Same arguments as :class:`raw_env`. An illegal action ends the episode with
+    -1 to the offender (a warning names the action and the legal set); an
+    action outside ``Discrete(112)`` fails an assertion; calls out of order
+    (step before reset...) raise.
+    """
+    e = raw_env(variant, **kwargs)
+    e = IllegalActionWarningWrapper(e, illegal_reward=ILLEGAL_REWARD)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class IllegalActionWarningWrapper(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's TerminateIllegalWrapper, whose warning also names the action and the legal set."""
+
+    def step(self, action) -> None:
+        raw = self.env.unwrapped
+        agent = raw.agent_selection
+        if (
+            action is not None
+            and not raw.terminations[agent]
+            and not raw.truncations[agent]
+            and not raw.legal_action(action)
+        ):
+            legal = ", ".join(f"{ACTION_NAMES[a]} ({a})" for a in raw.game.legal_actions())
+            try:
+                shown = f"{ACTION_NAMES[int(action)]!r} (id {int(action)})"
+            except (TypeError, ValueError, IndexError):
+                shown = repr(action)
+            warnings.warn(
+                f"illegal action {shown} by {agent} in phase {raw.game.deal.phase}; legal: {legal}. "
+                f"The episode ends with {ILLEGAL_REWARD} to {agent}.",
+                stacklevel=2,
+            )
+        super().step(action)
+
+
+def _observation_high() -> np.ndarray:
+    high = np.ones(OBS_SIZE, dtype=np.float32)
+    unbounded = [SEGMENTS["num_calls"][0], SEGMENTS["declaration_points"][0], SEGMENTS["declaration_points"][0] + 1]
+    g0 = SEGMENTS["game"][0]
+    unbounded += [g0, g0 + 1, g0 + 2]
+    high[unbounded] = np.inf
+    return high
+
+
+class raw_env(AECEnv, EzPickle):
+    """The Belote AEC environment without wrappers; see the module docstring.
+
+    ``raw_env(variant="coinche", render_mode=None, reward="score_diff",
+    render_view=None, **overrides)``. Attributes beyond PettingZoo's:
+    ``game`` (the :class:`~belote_env.rules.GameState`), ``variant``
+    (the :class:`~belote_env.rules.Variant`), ``reward_kind``.
+    """
+
+    metadata = {
+        "render_modes": list(RENDER_MODES),
+        "name": "belote_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        variant: str | Variant = "coinche",
+        render_mode: str | None = None,
+        reward: str = "score_diff",
+        render_view: str | None = None,
+        **overrides,
+    ):
+        EzPickle.__init__(self, variant, render_mode, reward, render_view, **overrides)
+        super().__init__()
+        if reward not in REWARD_KINDS:
+            raise EnvArgumentError(f"unknown reward {reward!r}; accepted: {', '.join(REWARD_KINDS)}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise EnvArgumentError(
+                f"unknown render_mode {render_mode!r}; accepted: None, {', '.join(map(repr, RENDER_MODES))}"
+            )
+        if render_view is not None and render_view not in AGENTS:
+            raise EnvArgumentError(
+                f"unknown render_view {render_view!r}; accepted: None (all hands) or one of {', '.join(AGENTS)}"
+            )
+        self.variant: Variant = load_variant(variant, **overrides)
+        self.reward_kind = reward
+        self.render_mode = render_mode
+        self.render_view = render_view
+
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        self._seat = {a: i for i, a in enumerate(AGENTS)}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
+        high = _observation_high()
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(low=0.0, high=high, shape=(OBS_SIZE,), dtype=np.float32),
+                    "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+                }
+            )
+            for a in AGENTS
+        }
+        self._rng: random.Random | None = None
+        self.game: GameState | None = None
+        self._encoder: IncrementalEncoder | None = None
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        self.infos = {a: {} for a in AGENTS}
+        self.agent_selection = AGENTS[0]
+        self._rewarded = False
+
+    # --- PettingZoo API --------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new episode. ``seed`` seeds every random draw (deals); with
+        no seed, episodes continue from the generator of the last seeded reset
+        (or from fresh OS entropy if there never was one)."""
+        if seed is not None or self._rng is None:
+            # Same deals as GameState(variant, seed=seed); unseeded resets continue the stream.
+            self._rng = random.Random(seed)
+        self.game = GameState(self.variant, rng=self._rng)
+        if self._encoder is None:
+            self._encoder = IncrementalEncoder(self.game)
+        else:
+            self._encoder.reset(self.game)
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        self.infos = {a: {} for a in AGENTS}
+        self._rewarded = False
+        self.agent_selection = AGENTS[self.game.deal.seat]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict:
+        seat = self._seat[agent]
+        return {
+            "observation": self._encoder.observation(seat),
+            "action_mask": self._encoder.action_mask(seat),
+        }
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if self._rewarded:
+            for a in self.rewards:
+                self.rewards[a] = 0.0
+            self._rewarded = False
+        self._cumulative_rewards[agent] = 0.0
+        if type(action) is not int and isinstance(action, np.integer):
+            action = int(action)
+        game = self.game
+        result = game.apply(action)
+        if result is not None and result.outcome != REDEAL:
+            self._deal_ended(result)
+        if game.over:
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            self.agent_selection = AGENTS[game.deal.seat]
+        if self.render_mode == "human":
+            self.render()
+
+    def _deal_ended(self, result) -> None:
+        game = self.game
+        if self.reward_kind == "score_diff":
+            r = deal_reward(self.variant, result)
+        elif game.over:
+            r = win_reward(game.winner)
+        else:
+            return
+        rewards = self.rewards
+        cum = self._cumulative_rewards
+        for seat, a in enumerate(AGENTS):
+            rewards[a] = r[seat & 1]
+            cum[a] += r[seat & 1]
+        self._rewarded = True
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=2)
+            return None
+        from .render import render_table
+
+        viewer = None if self.render_view is None else self._seat[self.render_view]
+        text = render_table(self.game, viewer=viewer, names=AGENTS)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
+
+    # --- helpers -----------------------------------------------------------
+
+    def legal_action(self, action) -> bool:
+        """Whether ``action`` is legal for the agent to act (False once the game is over)."""
+        game = self.game
+        if game is None or game.over:
+            return False
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            return False
+        return 0 <= a < NUM_ACTIONS and bool(game.deal.legal_mask() >> a & 1)
+
+    def legal_actions(self, agent: str | None = None) -> list[int]:
+        """Legal action ids of ``agent`` (default: the agent to act); [] when it is not its turn."""
+        game = self.game
+        seat = self._seat[agent or self.agent_selection]
+        if game.over or game.deal.seat != seat:
+            return []
+        return list(game.deal.legal_actions())
