@@ -308,3 +308,206 @@ def duplicate_match(
     finally:
         if bar is not None:
             bar.close()
+
+
+# ----------------------------------------------------------------------------- round-robin
+
+_WORKER_AGENTS: dict[str, Agent] = {}
+
+
+def _worker_agent(spec: str) -> Agent:
+    agent = _WORKER_AGENTS.get(spec)
+    if agent is None:
+        from . import make_agent
+
+        agent = _WORKER_AGENTS[spec] = make_agent(spec)
+    return agent
+
+
+def _run_chunk(task) -> MatchResult:
+    """Worker: pairs start..stop of the match spec_a vs spec_b (agents built once per process)."""
+    spec_a, spec_b, variant, start, stop, seed, games = task
+    a = _worker_agent(spec_a)
+    b = _worker_agent(spec_b) if spec_b != spec_a else a
+    return play_pairs(a, b, variant, start, stop, seed, games, label_a=spec_a, label_b=spec_b)
+
+
+def round_robin(
+    specs: list[str], variant: Variant, n_pairs: int, seed: int = 0, games: bool = False,
+    workers: int = 1, progress: bool = True,
+) -> list[MatchResult]:
+    """Every pair of agents (given as registry names or checkpoint paths) in a duplicate match.
+
+    Matches are split in chunks of ``CHUNK_PAIRS`` pairs spread over
+    ``workers`` processes; the results do not depend on ``workers``.
+    """
+    if len(specs) < 2:
+        raise ValueError(f"a round-robin needs at least two agents, got {specs}")
+    if len(set(specs)) != len(specs):
+        raise ValueError(f"agents must be distinct, got {specs}")
+    if n_pairs < 1:
+        raise ValueError(f"the number of pairs must be positive, got {n_pairs}")
+    from . import make_agent
+
+    for s in specs:  # fail early, in the parent, on a bad name or file
+        _WORKER_AGENTS.setdefault(s, make_agent(s))
+    tasks = []
+    for x in range(len(specs)):
+        for y in range(x + 1, len(specs)):
+            for start in range(0, n_pairs, CHUNK_PAIRS):
+                tasks.append((specs[x], specs[y], variant, start, min(start + CHUNK_PAIRS, n_pairs), seed, games))
+    from tqdm import tqdm
+
+    bar = tqdm(total=sum(t[4] - t[3] for t in tasks), desc=f"{variant.name}", unit="pair", disable=not progress)
+    parts: list[MatchResult] = []
+    try:
+        if workers <= 1:
+            for t in tasks:
+                parts.append(_run_chunk(t))
+                bar.update(t[4] - t[3])
+        else:
+            import multiprocessing as mp
+
+            with mp.get_context("spawn").Pool(workers) as pool:
+                for r in pool.imap_unordered(_run_chunk, tasks):
+                    parts.append(r)
+                    bar.update(r.pairs)
+    finally:
+        bar.close()
+    by_match: dict[tuple[str, str], list[MatchResult]] = {}
+    for p in parts:
+        by_match.setdefault((p.agent_a, p.agent_b), []).append(p)
+    order = [(specs[x], specs[y]) for x in range(len(specs)) for y in range(x + 1, len(specs))]
+    return [MatchResult.merge(by_match[k]) for k in order]
+
+
+# ----------------------------------------------------------------------------- reports
+
+def _md_table(rows: list[dict]) -> str:
+    if not rows:
+        return ""
+    keys = list(rows[0])
+    lines = ["| " + " | ".join(keys) + " |", "|" + "|".join("---" for _ in keys) + "|"]
+    lines += ["| " + " | ".join(str(r[k]) for k in keys) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _text_table(rows: list[dict]) -> str:
+    if not rows:
+        return ""
+    keys = list(rows[0])
+    widths = [max(len(k), *(len(str(r[k])) for r in rows)) for k in keys]
+    out = ["  ".join(k.ljust(w) for k, w in zip(keys, widths)), "  ".join("-" * w for w in widths)]
+    out += ["  ".join(str(r[k]).ljust(w) for k, w in zip(keys, widths)) for r in rows]
+    return "\n".join(out)
+
+
+def rating_rows(ratings, games: bool = False) -> list[dict]:
+    unit = "games" if games else "deals"
+    rows = []
+    for rank, r in enumerate(ratings, 1):
+        interval = "-" if math.isnan(r.low) else f"[{r.low:+.0f}, {r.high:+.0f}]"
+        rows.append({"rank": rank, "agent": r.agent, "rating": f"{r.rating:+.0f}", "95% CI": interval,
+                     unit: r.deals, f"{unit} won": f"{100 * r.score:.1f}%"})
+    return rows
+
+
+def stronger_first(matches: list[MatchResult], ratings) -> list[MatchResult]:
+    """Matches seen from the better-rated agent's side, in rating order (for tables)."""
+    rank = {r.agent: k for k, r in enumerate(ratings)}
+    out = [m if rank[m.agent_a] <= rank[m.agent_b] else m.swapped() for m in matches]
+    return sorted(out, key=lambda m: (rank[m.agent_a], rank[m.agent_b]))
+
+
+def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], ratings, command: str,
+                  games: bool, seed: int) -> dict[str, Path]:
+    """Markdown, CSV, JSON and PNG files of one variant's tournament; returns their paths."""
+    import csv
+
+    from .ratings import plot_ratings
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = out_dir / variant_name
+    paths = {"md": stem.with_suffix(".md"), "json": stem.with_suffix(".json"),
+             "csv": Path(f"{stem}_matches.csv"), "ratings_csv": Path(f"{stem}_ratings.csv"),
+             "png": stem.with_suffix(".png")}
+    unit = "game" if games else "deal"
+    pairs = matches[0].pairs
+    md = [
+        f"### {variant_name}: {pairs} duplicate pairs per match ({2 * pairs} {unit}s), seed {seed}",
+        "",
+        f"Command: `{command}`",
+        "",
+        _md_table(rating_rows(ratings, games)),
+        "",
+        _md_table([m.row() for m in matches]),
+        "",
+        f"![ratings]({paths['png'].name})",
+        "",
+    ]
+    paths["md"].write_text("\n".join(md))
+    with open(paths["csv"], "w", newline="") as f:
+        rows = [m.to_dict() for m in matches]
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    with open(paths["ratings_csv"], "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["agent", "rating", "low", "high", "deals", "score"])
+        w.writeheader()
+        w.writerows(r.to_dict() for r in ratings)
+    payload = {"variant": variant_name, "seed": seed, "games": games, "command": command,
+               "ratings": [r.to_dict() for r in ratings], "matches": [m.to_dict() for m in matches]}
+    paths["json"].write_text(json.dumps(payload, indent=2, default=lambda x: None if x != x else x))
+    plot_ratings(ratings, paths["png"], f"{variant_name}: {pairs} duplicate pairs per match")
+    return paths
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agents.tournament`` / ``belote-tournament``: round-robin, ratings, tables, plot."""
+    from belote_env.variants import load_variant
+
+    from .ratings import rate
+
+    p = argparse.ArgumentParser(
+        prog="belote-tournament",
+        description="Round-robin duplicate tournament between agents (registry names or checkpoint paths).",
+    )
+    p.add_argument("agents", nargs="+", help="agents: 'random', 'heuristic', or checkpoint paths (.pt)")
+    p.add_argument("--variant", "-v", nargs="+", default=["coinche"],
+                   help="variant names (configs/variants) or YAML paths; one tournament each (default coinche)")
+    p.add_argument("--pairs", "-n", type=int, default=1000, help="duplicate pairs per match (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deal set (default 0)")
+    p.add_argument("--games", action="store_true", help="play whole games to the variant's target instead of single deals")
+    p.add_argument("--workers", "-j", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)")
+    p.add_argument("--bootstrap", type=int, default=200, help="bootstrap replicates for the rating intervals")
+    p.add_argument("--anchor", default=None, help="agent rated 0 (default random if it plays, else the first)")
+    p.add_argument("--out", type=Path, default=None, help="folder for <variant>.md/.json/.png and CSV files")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    args = p.parse_args(argv)
+    command = "python -m agents.tournament " + " ".join(sys.argv[1:] if argv is None else argv)
+    try:
+        variants = [load_variant(v) for v in args.variant]
+        for variant in variants:
+            t0 = time.perf_counter()
+            matches = round_robin(args.agents, variant, args.pairs, args.seed, args.games, args.workers,
+                                  progress=not args.no_progress)
+            ratings = rate(matches, args.agents, args.anchor, args.bootstrap, args.seed)
+            matches = stronger_first(matches, ratings)
+            unit = "games" if args.games else "deals"
+            print(f"\n== {variant.name}: {args.pairs} duplicate pairs per match, seed {args.seed}, "
+                  f"{time.perf_counter() - t0:.1f} s ==")
+            print(_text_table(rating_rows(ratings, args.games)))
+            print()
+            print(_text_table([m.row() for m in matches]))
+            print(f"(ratings: Bradley-Terry on {unit} won, Elo scale, 95% bootstrap over pairs)")
+            if args.out is not None:
+                paths = write_reports(args.out, variant.name, matches, ratings, command, args.games, args.seed)
+                print("wrote " + ", ".join(str(x) for x in paths.values()))
+    except ValueError as e:
+        print(f"belote-tournament: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
