@@ -61,15 +61,13 @@ def _coinche_allowed(st, seat: int) -> bool:
 def auction_legal(st, seat: int) -> list[int]:
     if st.level > 1:
         return _doubling_calls(st, seat)
-    out = [PASS]
+    out = [PASS, COINCHE] if _coinche_allowed(st, seat) else [PASS]  # ids ascending
     first = 0 if st.high < 0 else (st.high - BID) // 6 + 1
     last = GENERALE_INDEX if st.variant.generale else CAPOT_INDEX
     strains = st.variant.strains
     for vi in range(first, last + 1):
         base = BID + 6 * vi
         out.extend(base + s for s in strains)
-    if _coinche_allowed(st, seat):
-        out.append(COINCHE)
     return out
 
 
@@ -117,7 +115,7 @@ def _call_rank(a: int) -> int:
 def cobrecaf_legal(st, seat: int) -> list[int]:
     if st.level > 1:
         return _doubling_calls(st, seat)
-    out = [PASS]
+    out = [PASS, COINCHE] if _coinche_allowed(st, seat) else [PASS]  # ids ascending
     rank = -1 if st.high < 0 else _call_rank(st.high)
     if rank < 0:
         up = st.turnup >> 3
@@ -125,13 +123,12 @@ def cobrecaf_legal(st, seat: int) -> list[int]:
             out.append(TAKE + up)
         else:
             out.extend(TAKE + s for s in range(4))
-        out.append(EN_FACE)
     if rank < 1:
         out.extend(BID + 6 * CAPOT_INDEX + s for s in range(4))
     if rank < 2:
         out.extend(EN_VOITURE + s for s in range(4))
-    if _coinche_allowed(st, seat):
-        out.append(COINCHE)
+    if rank < 0:
+        out.append(EN_FACE)
     return out
 
 
