@@ -210,6 +210,17 @@ def _team_counts(results, team: int) -> tuple[int, int, int, int]:
     return taken, made, taken_o, made_o
 
 
+def pair_tables(agent_a: Agent, agent_b: Agent, variant: Variant, deal_seed: int) -> tuple[Table, Table]:
+    """The two tables of a duplicate pair: same seed (same hands, turn-up, dealer), teams swapped.
+
+    In the first, A holds seats 0/2 (team 0); in the second, A holds 1/3 (team 1).
+    """
+    return (
+        Table(GameState(variant, seed=deal_seed), (agent_a, agent_b, agent_a, agent_b)),
+        Table(GameState(variant, seed=deal_seed), (agent_b, agent_a, agent_b, agent_a)),
+    )
+
+
 def play_pairs(
     agent_a: Agent, agent_b: Agent, variant: Variant, start: int, stop: int, seed: int = 0,
     games: bool = False, label_a: str | None = None, label_b: str | None = None, progress=None,
@@ -242,10 +253,7 @@ def play_pairs(
             agent_b.reset(derive_seed("agent", seed, batch, "B"))
         tables = []
         for i in range(b0, b1):
-            s = pair_seed(seed, i)
-            # First deal: A holds seats 0/2 (team 0); second: A holds 1/3 (team 1).
-            tables.append(Table(GameState(variant, seed=s), (agent_a, agent_b, agent_a, agent_b)))
-            tables.append(Table(GameState(variant, seed=s), (agent_b, agent_a, agent_b, agent_a)))
+            tables.extend(pair_tables(agent_a, agent_b, variant, pair_seed(seed, i)))
         play_tables(tables, max_redeals)
         for k in range(0, len(tables), 2):
             pair_diff = 0.0
