@@ -169,12 +169,12 @@ class MatchResult:
         )
 
     def to_dict(self) -> dict:
-        """Every summary figure, JSON-ready (NaN becomes None)."""
+        """Every summary figure as plain Python values (a made rate with no contract taken stays NaN)."""
         d = asdict(self)
         d.pop("pair_diffs")
         d.pop("pair_wins")
         d.pop("pair_start")
-        return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in d.items()}
+        return d
 
     def row(self) -> dict:
         """The figures of a results table, formatted for reading."""
@@ -427,6 +427,11 @@ def stronger_first(matches: list[MatchResult], ratings) -> list[MatchResult]:
     return sorted(out, key=lambda m: (rank[m.agent_a], rank[m.agent_b]))
 
 
+def _no_nan(d: dict) -> dict:
+    """NaN (undefined rate or interval) becomes null, so the JSON is standard."""
+    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in d.items()}
+
+
 def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], ratings, command: str,
                   games: bool, seed: int) -> dict[str, Path]:
     """Markdown, CSV, JSON and PNG files of one variant's tournament; returns their paths."""
@@ -464,8 +469,8 @@ def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], 
         w.writeheader()
         w.writerows(r.to_dict() for r in ratings)
     payload = {"variant": variant_name, "seed": seed, "games": games, "command": command,
-               "ratings": [r.to_dict() for r in ratings], "matches": [m.to_dict() for m in matches]}
-    paths["json"].write_text(json.dumps(payload, indent=2, default=lambda x: None if x != x else x))
+               "ratings": [_no_nan(r.to_dict()) for r in ratings], "matches": [_no_nan(m.to_dict()) for m in matches]}
+    paths["json"].write_text(json.dumps(payload, indent=2, allow_nan=False))
     plot_ratings(ratings, paths["png"], f"{variant_name}: {pairs} duplicate pairs per match")
     return paths
 

@@ -105,6 +105,8 @@ def test_match_result_statistics():
     s = r.swapped()
     assert s.agent_a == "b" and s.mean_diff == pytest.approx(-4.0) and s.win_rate == pytest.approx(0.35)
     json.dumps(r.to_dict())
+    none_taken = MatchResult.from_pairs("a", "b", "v", False, 0, [1.0, 2.0], [1, 2], 0, 0, 3, 1)
+    assert math.isnan(none_taken.made_rate_a) and math.isnan(none_taken.to_dict()["made_rate_a"])
     assert set(r.row()) >= {"A", "B", "pairs", "95% CI"}
 
 
