@@ -284,6 +284,8 @@ class DealState:
         """Play ``action`` for the seat to act; raises IllegalActionError if it is not legal."""
         if self._legal is None:
             self.legal_actions()
+        if not isinstance(action, int) and hasattr(action, "__index__"):
+            action = action.__index__()  # integer types of other libraries (a policy's numpy argmax)
         if not (isinstance(action, int) and action >= 0 and self._legal_mask >> action & 1):
             self._illegal(action)
         self._legal = None
@@ -433,14 +435,17 @@ class DealState:
             garde = int(fields.get("garde", "0"))
         except ValueError:
             raise NotationError(f"dealer and garde must be integers, got {fields['dealer']!r}, {fields.get('garde')!r}") from None
-        hands = [parse_cards(h) for h in fields["hands"].split("/")]
+        try:
+            hands = [parse_cards(h) for h in fields["hands"].split("/")]
+        except NotationError as e:
+            raise NotationError(f"position field 'hands': {e}") from None
         st = cls.from_hands(variant, dealer, hands, fields.get("turnup"), fields.get("stock"), garde)
         moves = fields.get("moves", "")
         for i, name in enumerate(m for m in moves.split(",") if m.strip()):
             try:
                 st.apply(parse_action(name))
-            except IllegalActionError as e:
-                raise NotationError(f"move {i + 1} of the position: {e}") from None
+            except (IllegalActionError, NotationError) as e:
+                raise NotationError(f"move {i + 1} of the position ('moves' field): {e}") from None
         return st
 
 
