@@ -173,6 +173,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from .observation import OBS_SIZE, SEGMENTS, IncrementalEncoder
 from .rewards import REWARD_KINDS, deal_reward, win_reward
@@ -195,41 +196,166 @@ class EnvArgumentError(BeloteError):
 def env(variant: str | Variant = "coinche", **kwargs) -> AECEnv:
     """The Belote AEC environment inside PettingZoo's standard wrappers.
 
-    Same arguments as :class:`raw_env`. An illegal action ends the episode with
-    -1 to the offender (a warning names the action and the legal set); an
-    action outside ``Discrete(112)`` fails an assertion; calls out of order
-    (step before reset...) raise.
+    Same arguments as :class:`raw_env`. The wrappers are PettingZoo's
+    ``TerminateIllegalWrapper`` (an illegal action ends the episode with -1 to
+    the offender; the warning here also names the action and the legal set),
+    ``AssertOutOfBoundsWrapper`` (an action outside ``Discrete(112)`` fails an
+    assertion) and ``OrderEnforcingWrapper`` (step before reset... raises), as
+    subclasses that behave the same but read the per-step attributes
+    (``agent_selection``, ``terminations``...) from the unwrapped env in one
+    hop instead of one ``__getattr__`` per wrapper layer, which otherwise costs
+    more than the game itself.
     """
     e = raw_env(variant, **kwargs)
-    e = IllegalActionWarningWrapper(e, illegal_reward=ILLEGAL_REWARD)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
+    e = TerminateIllegalWrapper(e, illegal_reward=ILLEGAL_REWARD)
+    e = AssertOutOfBoundsWrapper(e)
+    e = OrderEnforcingWrapper(e)
     return e
 
 
-class IllegalActionWarningWrapper(wrappers.TerminateIllegalWrapper):
+class _DirectAttributes:
+    """Per-step attributes read straight from the unwrapped env (``self._raw``)."""
+
+    agents = property(lambda self: self._raw.agents)
+    agent_selection = property(lambda self: self._raw.agent_selection)
+    rewards = property(lambda self: self._raw.rewards)
+    terminations = property(lambda self: self._raw.terminations)
+    truncations = property(lambda self: self._raw.truncations)
+    infos = property(lambda self: self._raw.infos)
+    _cumulative_rewards = property(lambda self: self._raw._cumulative_rewards)
+
+
+class TerminateIllegalWrapper(_DirectAttributes, wrappers.TerminateIllegalWrapper):
     """PettingZoo's TerminateIllegalWrapper, whose warning also names the action and the legal set."""
 
+    def __init__(self, env: AECEnv, illegal_reward: float):
+        self._raw = env.unwrapped
+        super().__init__(env, illegal_reward)
+
+    def observe(self, agent: str):
+        # Same as the parent's, reading the attributes from the unwrapped env directly.
+        obs = self.env.observe(agent)
+        raw = self._raw
+        if agent == raw.agent_selection:
+            self._prev_obs = obs
+            self._prev_info = raw.infos.get(agent, {})
+        return obs
+
     def step(self, action) -> None:
-        raw = self.env.unwrapped
+        raw = self._raw
         agent = raw.agent_selection
-        if (
-            action is not None
-            and not raw.terminations[agent]
-            and not raw.truncations[agent]
-            and not raw.legal_action(action)
-        ):
+        prev = self._prev_obs
+        if prev is None or self._terminated or action is None or raw.terminations[agent] or raw.truncations[agent]:
+            super().step(action)
+        elif prev["action_mask"][action]:
+            # A legal action: exactly what the parent does, without its attribute look-ups.
+            self._prev_obs = self._prev_info = None
+            self.env.step(action)
+        else:
             legal = ", ".join(f"{ACTION_NAMES[a]} ({a})" for a in raw.game.legal_actions())
-            try:
-                shown = f"{ACTION_NAMES[int(action)]!r} (id {int(action)})"
-            except (TypeError, ValueError, IndexError):
-                shown = repr(action)
             warnings.warn(
-                f"illegal action {shown} by {agent} in phase {raw.game.deal.phase}; legal: {legal}. "
-                f"The episode ends with {ILLEGAL_REWARD} to {agent}.",
+                f"illegal action {ACTION_NAMES[int(action)]!r} (id {int(action)}) by {agent} in phase "
+                f"{raw.game.deal.phase}; legal: {legal}. The episode ends with {ILLEGAL_REWARD} to {agent}.",
                 stacklevel=2,
             )
-        super().step(action)
+            super().step(action)
+
+
+class AssertOutOfBoundsWrapper(_DirectAttributes, wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's AssertOutOfBoundsWrapper with a fast path for plain integer actions."""
+
+    def __init__(self, env: AECEnv):
+        self._raw = env.unwrapped
+        super().__init__(env)
+
+    def step(self, action) -> None:
+        if (type(action) is int or type(action) is np.int64) and 0 <= action < NUM_ACTIONS:
+            self.env.step(action)
+        else:
+            super().step(action)
+
+
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper; attributes read in one hop once reset() was called."""
+
+    def __init__(self, env: AECEnv):
+        self._raw = env.unwrapped
+        super().__init__(env)
+
+    def _get(name):  # noqa: N805 - builds the properties below
+        def get(self):
+            if not self._has_reset:
+                raise AttributeError(f"{name} cannot be accessed before reset")
+            return getattr(self._raw, name)
+
+        return property(get)
+
+    agents = _get("agents")
+    rewards = _get("rewards")
+    terminations = _get("terminations")
+    truncations = _get("truncations")
+    infos = _get("infos")
+    del _get
+
+    @property
+    def agent_selection(self):
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self._raw.agent_selection
+
+    @property
+    def _cumulative_rewards(self):
+        return self._raw._cumulative_rewards
+
+    def observe(self, agent: str):
+        if not self._has_reset:
+            return super().observe(agent)
+        return self.env.observe(agent)
+
+    def step(self, action) -> None:
+        if self._has_reset and self._raw.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        if not self._has_reset:
+            return super().agent_iter(max_iter)
+        return _OrderEnforcingIterable(self, max_iter)
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        raw = self._raw
+        agent = raw.agent_selection
+        observation = self.observe(agent) if observe else None
+        return (
+            observation,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
+
+
+class _OrderEnforcingIterable(AECOrderEnforcingIterable):
+    def __iter__(self):
+        return _OrderEnforcingIterator(self.env, self.max_iter)
+
+
+class _OrderEnforcingIterator(AECOrderEnforcingIterator):
+    """PettingZoo's order-enforcing agent iterator, reading the unwrapped env directly."""
+
+    def __next__(self) -> str:
+        env = self.env
+        raw = env._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return raw.agent_selection
 
 
 def _observation_high() -> np.ndarray:

@@ -167,14 +167,37 @@ def action_mask(game: GameState, seat: int, out: np.ndarray | None = None) -> np
     return out
 
 
+
+def _rows_index(offset: int, block: int, items: int) -> tuple[tuple[np.ndarray, ...], ...]:
+    """For a per-relative-seat segment: [abs seat][item] -> its flat index in each of the 4 rows."""
+    return tuple(
+        tuple(
+            np.array([r * OBS_SIZE + offset + block * ((s - r) & 3) + x for r in range(4)], dtype=np.intp)
+            for x in range(items)
+        )
+        for s in range(4)
+    )
+
+
+def _column(index: int) -> np.ndarray:
+    return np.array([r * OBS_SIZE + index for r in range(4)], dtype=np.intp)
+
+
+def _team_rows(index: int, team: int) -> np.ndarray:
+    return np.array([r * OBS_SIZE + index for r in range(4) if r & 1 == team], dtype=np.intp)
+
+
 class IncrementalEncoder:
     """The observations of the four seats of one :class:`GameState`, kept up to date.
 
     Equal, entry for entry, to :func:`encode` and :func:`action_mask` at every
-    position (the tests check it), but each call only writes what changed since
-    the seat's previous call: the calls and cards played since then, the trick
-    bookkeeping, and the few counters. The PettingZoo env uses it so that an
-    observation costs a few microseconds instead of rebuilding 853 floats.
+    position (the tests check it), but each call only applies what happened
+    since the previous call: every new call or card is written into the four
+    seats' rows at once (one numpy write per fact, with precomputed indices),
+    and the few counters are rewritten when they change. The PettingZoo env
+    uses it so that an observation costs a few microseconds instead of
+    rebuilding 853 floats. It may be created at any point of a game and
+    catches up from the deal's history.
 
     ``observation(seat)`` and ``action_mask(seat)`` return fresh arrays the
     caller may keep; the encoder's own rows are never handed out.
@@ -182,211 +205,223 @@ class IncrementalEncoder:
 
     def __init__(self, game: GameState):
         self._obs = np.zeros((4, OBS_SIZE), dtype=np.float32)
+        self._flat = self._obs.reshape(-1)
+        self._rows = [self._obs[s] for s in range(4)]
         self.reset(game)
 
     def reset(self, game: GameState) -> None:
-        """Follow a new game from its start (or from any position)."""
+        """Follow ``game`` (from its start or from any position)."""
         self.game = game
         self._episode_game = game.variant.episode == "game"
-        self._bidding_index = BIDDING_SYSTEMS.index(game.variant.bidding)
-        self._deal = [None] * 4
-        # Per seat: what its row already shows (indices set, counts consumed).
-        self._hand = [0] * 4
-        self._ncalls = [0] * 4
-        self._ncards = [0] * 4
-        self._ntricks = [0] * 4
-        self._nbelote = [0] * 4
-        self._high = [-1] * 4
-        self._level = [-1] * 4
-        self._contract = [False] * 4
-        self._decl = [False] * 4
-        self._trick_idx = [[] for _ in range(4)]
-        self._leader = [-1] * 4
-        self._winner = [-1] * 4
-        self._phase = [-1] * 4
-        self._results = [-1] * 4
+        self._bidding_column = _column(_BIDDING_SYSTEM + BIDDING_SYSTEMS.index(game.variant.bidding))
+        self._deal = None
+        self._results = -1
 
     def observation(self, seat: int) -> np.ndarray:
         """A copy of ``encode(game, seat)``."""
-        self._sync(seat)
-        return self._obs[seat].copy()
+        self._sync()
+        return self._rows[seat].copy()
 
     def action_mask(self, seat: int) -> np.ndarray:
         """``action_mask(game, seat)``: the legal actions if ``seat`` is to act, else zeros."""
-        out = np.zeros(NUM_ACTIONS, dtype=np.int8)
         game = self.game
-        if not game.over and game.deal.seat == seat:
-            out[game.deal.legal_actions()] = 1
-        return out
+        st = game.deal
+        if game.over or st.seat != seat:
+            return np.zeros(NUM_ACTIONS, dtype=np.int8)
+        legal = st.legal_mask()
+        arr = _MASK_CACHE.get(legal)
+        if arr is None:
+            if len(_MASK_CACHE) >= _MASK_CACHE_SIZE:
+                _MASK_CACHE.clear()
+            arr = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            arr[st.legal_actions()] = 1
+            _MASK_CACHE[legal] = arr
+        return arr.copy()
 
     # --- internals -------------------------------------------------------
 
-    def _start_deal(self, seat: int, st) -> None:
-        o = self._obs[seat]
-        o.fill(0.0)
-        self._deal[seat] = st
-        self._hand[seat] = 0
-        self._ncalls[seat] = self._ncards[seat] = self._ntricks[seat] = self._nbelote[seat] = 0
-        self._high[seat] = self._level[seat] = self._leader[seat] = self._winner[seat] = -1
-        self._phase[seat] = self._results[seat] = -1
-        self._contract[seat] = self._decl[seat] = False
-        self._trick_idx[seat] = []
+    def _start_deal(self, st) -> None:
+        self._obs.fill(0.0)
+        self._deal = st
+        self._results = -1
+        self._nhist = 0
+        self._ncalls = 0
+        self._passes = [0, 0, 0, 0]
+        self._high = -1
+        self._level = 0
+        self._contract = False
+        self._ncards = 0
+        self._ntricks = 0
+        self._trick_written = 0
+        self._leader = -1
+        self._winner = -1
+        self._nbelote = 0
+        self._declared = False
+        F = self._flat
+        for s in range(4):
+            _put_mask(self._rows[s], _HAND, st.hands[s])
         if st.turnup >= 0:
-            o[_TURNUP + st.turnup] = 1.0
-        o[_TRICK_NUMBER] = 1.0
-        o[_DEALER + ((st.dealer - seat) & 3)] = 1.0
-        o[_BIDDING_SYSTEM + self._bidding_index] = 1.0
+            F[_COLUMNS[_TURNUP + st.turnup]] = 1.0
+        F[_COLUMNS[_TRICK_NUMBER]] = 1.0
+        F[_COLUMNS[_LEVEL]] = 1.0
+        F[_COLUMNS[_PHASE]] = 1.0
+        self._phase = BIDDING
+        F[_DEALER4[st.dealer][0]] = 1.0
+        F[self._bidding_column] = 1.0
 
-    def _sync(self, seat: int) -> None:
+    def _sync(self) -> None:
         game = self.game
         st = game.deal
-        o = self._obs[seat]
-        if self._deal[seat] is not st:
-            self._start_deal(seat, st)
+        if st is not self._deal:
+            self._start_deal(st)
+        if len(st.history) != self._nhist:
+            self._advance(st)
+        if self._episode_game and len(game.results) != self._results:
+            self._results = len(game.results)
+            F = self._flat
+            target = game.variant.target
+            s0, s1 = game.scores[0] / target, game.scores[1] / target
+            F[_EVEN[_GAME]] = s0
+            F[_ODD[_GAME]] = s1
+            F[_EVEN[_GAME + 1]] = s1
+            F[_ODD[_GAME + 1]] = s0
+            F[_COLUMNS[_GAME + 2]] = game.garde / target
+            F[_COLUMNS[_GAME + 3]] = target / 3000
 
-        hand = st.hands[seat]
-        old = self._hand[seat]
-        if hand != old:
-            diff = hand ^ old
-            while diff:
-                low = diff & -diff
-                card = low.bit_length() - 1
-                o[card] = 1.0 if hand & low else 0.0
-                diff ^= low
-            self._hand[seat] = hand
-
+    def _advance(self, st) -> None:
+        F = self._flat
+        self._nhist = len(st.history)
         calls = st.calls
-        n = self._ncalls[seat]
-        if n != len(calls):
-            for s, a in calls[n:]:
+        if self._ncalls != len(calls):
+            passes = self._passes
+            for s, a in calls[self._ncalls:]:
                 if a == FIRST_CALL:
-                    o[_PASSES + ((s - seat) & 3)] += 0.125
+                    passes[s] += 1
+                    F[_PASSES4[s][0]] = passes[s] / 8
                 else:
-                    o[_CALLS + NUM_CALLS * ((s - seat) & 3) + a - FIRST_CALL] = 1.0
-            n = self._ncalls[seat] = len(calls)
-            o[_NUM_CALLS] = n / 32
-            if st.high_seat >= 0:
-                idx = _HIGH_CALL_SEAT + ((st.high_seat - seat) & 3)
-                if idx != self._high[seat]:
-                    if self._high[seat] >= 0:
-                        o[self._high[seat]] = 0.0
-                    o[idx] = 1.0
-                    self._high[seat] = idx
+                    F[_CALLS4[s][a - FIRST_CALL]] = 1.0
+            self._ncalls = n = len(calls)
+            F[_COLUMNS[_NUM_CALLS]] = n / 32
+            high = st.high_seat
+            if high != self._high:
+                if self._high >= 0:
+                    F[_HIGH4[self._high][0]] = 0.0
+                F[_HIGH4[high][0]] = 1.0
+                self._high = high
+            c = st.contract
+            level = LEVELS.index(c.level if c is not None else st.level)
+            if level != self._level:
+                F[_COLUMNS[_LEVEL + self._level]] = 0.0
+                F[_COLUMNS[_LEVEL + level]] = 1.0
+                self._level = level
+            if c is not None and not self._contract:
+                self._contract = True
+                F[_COLUMNS[_CONTRACT_STRAIN + c.strain]] = 1.0
+                if c.value in BID_VALUES:
+                    F[_COLUMNS[_CONTRACT_VALUE + BID_VALUES.index(c.value)]] = 1.0
+                elif c.value == 81:
+                    F[_COLUMNS[_CONTRACT_VALUE + 11]] = 1.0
+                F[_COLUMNS[_CONTRACT_KIND + CONTRACT_KINDS.index(c.kind)]] = 1.0
+                F[_TAKER4[c.taker][0]] = 1.0
+                if st.turnup >= 0:  # the turn-up and the stock were just dealt
+                    for s in range(4):
+                        row = self._rows[s]
+                        row[_HAND:_HAND + 32] = 0.0
+                        _put_mask(row, _HAND, st.hands[s])
 
-        c = st.contract
-        idx = _LEVEL + LEVELS.index(c.level if c is not None else st.level)
-        if idx != self._level[seat]:
-            if self._level[seat] >= 0:
-                o[self._level[seat]] = 0.0
-            o[idx] = 1.0
-            self._level[seat] = idx
-        if c is not None and not self._contract[seat]:
-            o[_CONTRACT_STRAIN + c.strain] = 1.0
-            if c.value in BID_VALUES:
-                o[_CONTRACT_VALUE + BID_VALUES.index(c.value)] = 1.0
-            elif c.value == 81:
-                o[_CONTRACT_VALUE + 11] = 1.0
-            o[_CONTRACT_KIND + CONTRACT_KINDS.index(c.kind)] = 1.0
-            o[_TAKER + ((c.taker - seat) & 3)] = 1.0
-            self._contract[seat] = True
+        phase = st.phase
+        if phase is not self._phase:
+            if self._phase == BIDDING or self._phase == PLAY:
+                F[_COLUMNS[_PHASE + (self._phase == PLAY)]] = 0.0
+            if phase == BIDDING or phase == PLAY:
+                F[_COLUMNS[_PHASE + (phase == PLAY)]] = 1.0
+            self._phase = phase
+        if phase == BIDDING:
+            return
 
-        phase = 0 if st.phase == BIDDING else 1 if st.phase == PLAY else 2
-        if phase != self._phase[seat]:
-            if self._phase[seat] in (0, 1):
-                o[_PHASE + self._phase[seat]] = 0.0
-            if phase < 2:
-                o[_PHASE + phase] = 1.0
-            self._phase[seat] = phase
-
-        if phase:
-            self._sync_play(seat, st, o, phase)
-
-        if self._episode_game:
-            nres = len(game.results)
-            if nres != self._results[seat]:
-                target = game.variant.target
-                me = seat & 1
-                o[_GAME] = game.scores[me] / target
-                o[_GAME + 1] = game.scores[1 - me] / target
-                o[_GAME + 2] = game.garde / target
-                o[_GAME + 3] = target / 3000
-                self._results[seat] = nres
-
-    def _sync_play(self, seat: int, st, o: np.ndarray, phase: int) -> None:
         tricks = st.tricks
         ntricks = len(tricks)
         trick = st.trick
         total = 4 * ntricks + len(trick)
-        k = self._ncards[seat]
+        k = self._ncards
         if k != total:
+            leader = st.leader
             while k < total:
                 t, i = k >> 2, k & 3
                 if t < ntricks:
                     done = tricks[t]
                     s, card = (done.leader + i) & 3, done.cards[i]
                 else:
-                    s, card = (st.leader + i) & 3, trick[i]
-                o[_PLAYED + 32 * ((s - seat) & 3) + card] = 1.0
+                    s, card = (leader + i) & 3, trick[i]
+                F[_PLAYED4[s][card]] = 1.0
+                F[s * OBS_SIZE + card] = 0.0  # no longer in the player's hand
                 k += 1
-            self._ncards[seat] = total
+            self._ncards = total
+            if ntricks != self._ntricks:
+                self._trick_changed(st, ntricks)
+            if phase == PLAY:
+                for i in range(self._trick_written, len(trick)):
+                    F[_TRICK4[(leader + i) & 3][trick[i]]] = 1.0
+                self._trick_written = len(trick)
+            events = st.belote_events
+            if self._nbelote != len(events):
+                for ev in events[self._nbelote:]:
+                    F[_BELOTE4[ev.seat][ev.kind == "rebelote"]] = 1.0
+                self._nbelote = len(events)
 
-        trick_idx = self._trick_idx[seat]
-        if ntricks != self._ntricks[seat]:
-            o[_TRICK_NUMBER + self._ntricks[seat]] = 0.0
-            o[_TRICK_NUMBER + ntricks] = 1.0
-            self._ntricks[seat] = ntricks
-            for idx in trick_idx:
-                o[idx] = 0.0
-            trick_idx.clear()
-            me = seat & 1
-            o[_CARD_POINTS] = st.points[me] / 162
-            o[_CARD_POINTS + 1] = st.points[1 - me] / 162
-            tw = st.tricks_won
-            o[_TRICKS_WON] = (tw[seat] + tw[seat ^ 2]) / 8
-            o[_TRICKS_WON + 1] = (tw[seat ^ 1] + tw[seat ^ 3]) / 8
-            if not self._decl[seat]:
-                self._decl[seat] = True
-                pts = [0, 0]
-                for d in st.public_declarations():
-                    r = (d.seat - seat) & 3
-                    _put_mask(o, _DECLARATIONS + 32 * r, d.cards)
-                    pts[r & 1] += d.points
-                o[_DECLARATION_POINTS] = pts[0] / 100
-                o[_DECLARATION_POINTS + 1] = pts[1] / 100
-
-        events = st.belote_events
-        nb = self._nbelote[seat]
-        if nb != len(events):
-            for ev in events[nb:]:
-                o[_BELOTE + 2 * ((ev.seat - seat) & 3) + (ev.kind == "rebelote")] = 1.0
-            self._nbelote[seat] = len(events)
-
-        if phase == 1:
+        if phase == PLAY:
             leader = st.leader
-            for i in range(len(trick_idx), len(trick)):
-                idx = _TRICK + 32 * ((leader + i - seat) & 3) + trick[i]
-                o[idx] = 1.0
-                trick_idx.append(idx)
-            idx = _TRICK_LEADER + ((leader - seat) & 3)
-            if idx != self._leader[seat]:
-                if self._leader[seat] >= 0:
-                    o[self._leader[seat]] = 0.0
-                o[idx] = 1.0
-                self._leader[seat] = idx
-            idx = _TRICK_WINNER + ((st.win_seat - seat) & 3) if trick else -1
+            winner = st.win_seat if trick else -1
         else:
-            if self._leader[seat] >= 0:
-                o[self._leader[seat]] = 0.0
-                self._leader[seat] = -1
-            idx = -1
-        if idx != self._winner[seat]:
-            if self._winner[seat] >= 0:
-                o[self._winner[seat]] = 0.0
-            if idx >= 0:
-                o[idx] = 1.0
-            self._winner[seat] = idx
+            leader = winner = -1
+        if leader != self._leader:
+            if self._leader >= 0:
+                F[_LEADER4[self._leader][0]] = 0.0
+            if leader >= 0:
+                F[_LEADER4[leader][0]] = 1.0
+            self._leader = leader
+        if winner != self._winner:
+            if self._winner >= 0:
+                F[_WINNER4[self._winner][0]] = 0.0
+            if winner >= 0:
+                F[_WINNER4[winner][0]] = 1.0
+            self._winner = winner
+
+    def _trick_changed(self, st, ntricks: int) -> None:
+        F = self._flat
+        if self._trick_written:
+            self._obs[:, _TRICK:_TRICK + 128] = 0.0
+            self._trick_written = 0
+        F[_COLUMNS[_TRICK_NUMBER + self._ntricks]] = 0.0
+        F[_COLUMNS[_TRICK_NUMBER + ntricks]] = 1.0
+        self._ntricks = ntricks
+        p0, p1 = st.points[0] / 162, st.points[1] / 162
+        F[_EVEN[_CARD_POINTS]] = p0
+        F[_ODD[_CARD_POINTS]] = p1
+        F[_EVEN[_CARD_POINTS + 1]] = p1
+        F[_ODD[_CARD_POINTS + 1]] = p0
+        tw = st.tricks_won
+        w0, w1 = (tw[0] + tw[2]) / 8, (tw[1] + tw[3]) / 8
+        F[_EVEN[_TRICKS_WON]] = w0
+        F[_ODD[_TRICKS_WON]] = w1
+        F[_EVEN[_TRICKS_WON + 1]] = w1
+        F[_ODD[_TRICKS_WON + 1]] = w0
+        if not self._declared:
+            self._declared = True
+            decls = st.public_declarations()
+            if decls:
+                for seat in range(4):
+                    row = self._rows[seat]
+                    pts = [0, 0]
+                    for d in decls:
+                        r = (d.seat - seat) & 3
+                        _put_mask(row, _DECLARATIONS + 32 * r, d.cards)
+                        pts[r & 1] += d.points
+                    row[_DECLARATION_POINTS] = pts[0] / 100
+                    row[_DECLARATION_POINTS + 1] = pts[1] / 100
 
 
+_HAND = SEGMENTS["hand"][0]
 _TURNUP = SEGMENTS["turnup"][0]
 _CALLS = SEGMENTS["calls"][0]
 _PASSES = SEGMENTS["passes"][0]
@@ -411,3 +446,24 @@ _TRICKS_WON = SEGMENTS["tricks_won"][0]
 _PHASE = SEGMENTS["phase"][0]
 _BIDDING_SYSTEM = SEGMENTS["bidding_system"][0]
 _GAME = SEGMENTS["game"][0]
+
+# Flat indices into the (4, OBS_SIZE) block of the four rows, precomputed so
+# that one fact is one numpy write for all four observers.
+_COLUMNS = tuple(_column(i) for i in range(OBS_SIZE))
+_EVEN = tuple(_team_rows(i, 0) for i in range(OBS_SIZE))
+_ODD = tuple(_team_rows(i, 1) for i in range(OBS_SIZE))
+_CALLS4 = _rows_index(_CALLS, NUM_CALLS, NUM_CALLS)
+_PASSES4 = _rows_index(_PASSES, 1, 1)
+_HIGH4 = _rows_index(_HIGH_CALL_SEAT, 1, 1)
+_TAKER4 = _rows_index(_TAKER, 1, 1)
+_TRICK4 = _rows_index(_TRICK, 32, 32)
+_LEADER4 = _rows_index(_TRICK_LEADER, 1, 1)
+_WINNER4 = _rows_index(_TRICK_WINNER, 1, 1)
+_PLAYED4 = _rows_index(_PLAYED, 32, 32)
+_BELOTE4 = _rows_index(_BELOTE, 2, 2)
+_DEALER4 = _rows_index(_DEALER, 1, 1)
+
+# Action masks by legal-action bitmask: bidding masks repeat constantly and
+# building one from a list costs more than copying a cached one.
+_MASK_CACHE: dict[int, np.ndarray] = {}
+_MASK_CACHE_SIZE = 1 << 16
