@@ -47,7 +47,12 @@ class SeatView:
 
 
 class Agent:
-    """Base class: override :meth:`act`; ``reset`` is called at the start of every deal."""
+    """Base class: override :meth:`act`.
+
+    ``reset(seed)`` is called at the start of every batch of deals played
+    together (tables play in lockstep so neural decisions can be batched);
+    keep no per-deal state in the agent object.
+    """
 
     name = "agent"
     needs_observation = True  # False lets a table skip encoding for rule-based agents
