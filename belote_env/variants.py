@@ -52,7 +52,7 @@ def load_variant(name_or_path: str | Path | Variant = "coinche", **overrides) ->
         data = {}
     if not isinstance(data, dict):
         raise VariantError(f"{path}: a variant file is a mapping of switches to values")
-    data.setdefault("name", path.stem)
+    data.setdefault("name", "_".join(path.stem.split()) or "custom")
     variant = Variant.from_dict(data, str(path))
     if overrides:
         variant = variant.with_overrides(f"{path} with overrides {overrides}", **overrides)

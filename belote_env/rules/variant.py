@@ -107,8 +107,12 @@ class Variant:
             raise VariantError(
                 f"{source}: keys 'no_trump' and 'all_trump' must be false with bidding 'cobrecaf_81' (RULES.md 3.3)"
             )
-        if self.generale and self.bidding != "auction":
-            raise VariantError(f"{source}: key 'generale' applies only to bidding 'auction'")
+        if self.generale and self.scoring != "coinche":
+            raise VariantError(
+                f"{source}: key 'generale' applies only to scoring 'coinche' (RULES.md 7.2 scores it nowhere else)"
+            )
+        if not self.name or any(ch.isspace() or ch in "|=," for ch in self.name):
+            raise VariantError(f"{source}: key 'name' must be a non-empty word without spaces or '|=,', got {self.name!r}")
         if self.declarations and self.scoring in ("contree", "cobrecaf_81"):
             raise VariantError(
                 f"{source}: key 'declarations' must be false with scoring {self.scoring!r} "

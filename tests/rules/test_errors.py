@@ -186,7 +186,9 @@ def write(tmp_path: Path, text: str) -> Path:
         ("bidding: take_or_pass\n", "bidding", "auction"),  # cross-key: scoring coinche needs auction
         ("deal: turn_up\n", "deal", "full"),
         ("deal: turn_up\nbidding: cobrecaf_81\nscoring: cobrecaf_81\n", "'no_trump'", "false"),
-        ("generale: true\ndeal: turn_up\nbidding: take_or_pass\nscoring: classic\n", "'generale'", "auction"),
+        ("generale: true\ndeal: turn_up\nbidding: take_or_pass\nscoring: classic\n", "'generale'", "coinche"),
+        ("generale: true\nscoring: contree\n", "'generale'", "coinche"),
+        ("name: my variant\n", "'name'", "without spaces"),
         ("scoring: contree\ndeclarations: true\n", "'declarations'", "false"),
     ],
 )
