@@ -33,7 +33,7 @@ from .errors import BeloteError, IllegalActionError
 from .play import beats, legal_cards
 from .state import DealState
 
-UNIFORM_TRIES = 2000
+UNIFORM_TRIES = 300
 FALLBACK_TRIES = 20000
 
 
