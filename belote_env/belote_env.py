@@ -516,7 +516,10 @@ class raw_env(AECEnv, EzPickle):
         from .render import render_table
 
         viewer = None if self.render_view is None else self._seat[self.render_view]
-        text = render_table(self.game, viewer=viewer, names=AGENTS)
+        if self.game is None:
+            text = "Belote: no deal yet (call reset() first)"
+        else:
+            text = render_table(self.game, viewer=viewer, names=AGENTS)
         if self.render_mode == "ansi":
             return text
         print(text)

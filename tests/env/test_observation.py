@@ -145,6 +145,29 @@ def test_known_classique_game_position_from_north():
     np.testing.assert_array_equal(seg(obs, "tricks_won"), [0, 1 / 8])
     np.testing.assert_array_equal(seg(obs, "bidding_system"), [1, 0, 0])
     np.testing.assert_array_equal(seg(obs, "game"), np.array([0.3, 0.45, 0.081, 1 / 3], dtype=np.float32))
+    assert not seg(obs, "high_call_seat").any()  # the first take ends a take-or-pass bidding
+    np.testing.assert_array_equal(seg(obs, "phase"), [0, 1])
+    played = seg(obs, "played").reshape(4, 32)
+    for rel, text in enumerate(("9S 10C", "AC KH", "7S", "AS 7C")):
+        np.testing.assert_array_equal(played[rel], cards_vec(text))
+    # West sees the same game from its chair: its own team's score comes first.
+    west = encode(game, 1)
+    np.testing.assert_array_equal(seg(west, "game"), np.array([0.45, 0.3, 0.081, 1 / 3], dtype=np.float32))
+    np.testing.assert_array_equal(seg(west, "declaration_points"), np.array([0.4, 0], dtype=np.float32))
+
+
+def test_finished_deal_shows_no_trick_and_no_phase():
+    game = game_at(load_variant("coinche"), COINCHE_HANDS, COINCHE_MOVES, dealer=0)
+    while not game.over:
+        game.apply(game.legal_actions()[0])
+    for seat in range(4):
+        obs = encode(game, seat)
+        assert not seg(obs, "hand").any() and not seg(obs, "trick").any()
+        assert not seg(obs, "phase").any() and not seg(obs, "trick_leader").any()
+        np.testing.assert_array_equal(seg(obs, "trick_number"), onehot(9, 8))
+        assert seg(obs, "played").sum() == 32
+        assert seg(obs, "tricks_won").sum() == 1.0
+        assert not action_mask(game, seat).any()
 
 
 def test_turn_up_bidding_shows_five_cards_and_the_turn_up():
