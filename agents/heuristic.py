@@ -451,10 +451,7 @@ def _voids(deal, trump: int) -> list[int]:
     """Per seat, a 4-bit mask of suits that seat has shown it no longer holds."""
     voids = [0, 0, 0, 0]
     table = deal.table
-    tricks = [(t.leader, t.cards) for t in deal.tricks]
-    if deal.trick:
-        tricks.append((deal.leader, tuple(deal.trick)))
-    for leader, cards in tricks:
+    for leader, cards in deal.trick_history():
         led = cards[0] >> 3
         win_card, win_seat = cards[0], leader
         for i in range(1, len(cards)):

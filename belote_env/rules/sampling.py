@@ -121,10 +121,7 @@ class _SeatInfo:
         unknown = 0
         for c in self.unknown:
             unknown |= 1 << c
-        tricks = [(t.leader, t.cards) for t in deal.tricks]
-        if deal.trick:
-            tricks.append((deal.leader, tuple(deal.trick)))
-        for leader, cards in tricks:
+        for leader, cards in deal.trick_history():
             led = cards[0] >> 3
             win_card, win_seat = cards[0], leader
             for i, card in enumerate(cards):

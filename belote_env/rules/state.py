@@ -272,6 +272,13 @@ class DealState:
         """(seat, card) of the trick in progress, in play order."""
         return [((self.leader + i) & 3, c) for i, c in enumerate(self.trick)]
 
+    def trick_history(self) -> list[tuple[int, tuple[int, ...]]]:
+        """(leader, cards in play order) of every trick so far, the one in progress last."""
+        out = [(t.leader, t.cards) for t in self.tricks]
+        if self.trick:
+            out.append((self.leader, tuple(self.trick)))
+        return out
+
     def public_declarations(self) -> list[Declaration]:
         """Scoring declarations, public once the first trick is complete."""
         if not self.tricks:
