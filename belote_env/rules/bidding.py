@@ -58,16 +58,25 @@ def _coinche_allowed(st, seat: int) -> bool:
     return st.high >= 0 and (seat ^ st.high_seat) & 1 == 1
 
 
+_BIDS_ABOVE: dict[tuple, tuple[int, ...]] = {}
+
+
+def _bids_above(high: int, variant) -> tuple[int, ...]:
+    """Bid ids of a strictly higher value than ``high`` (-1: all), cached per variant."""
+    key = (high, variant.generale, variant.strains)
+    bids = _BIDS_ABOVE.get(key)
+    if bids is None:
+        first = 0 if high < 0 else (high - BID) // 6 + 1
+        last = GENERALE_INDEX if variant.generale else CAPOT_INDEX
+        bids = _BIDS_ABOVE[key] = tuple(BID + 6 * vi + s for vi in range(first, last + 1) for s in variant.strains)
+    return bids
+
+
 def auction_legal(st, seat: int) -> list[int]:
     if st.level > 1:
         return _doubling_calls(st, seat)
     out = [PASS, COINCHE] if _coinche_allowed(st, seat) else [PASS]  # ids ascending
-    first = 0 if st.high < 0 else (st.high - BID) // 6 + 1
-    last = GENERALE_INDEX if st.variant.generale else CAPOT_INDEX
-    strains = st.variant.strains
-    for vi in range(first, last + 1):
-        base = BID + 6 * vi
-        out.extend(base + s for s in strains)
+    out.extend(_bids_above(st.high, st.variant))
     return out
 
 

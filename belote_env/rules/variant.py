@@ -10,6 +10,7 @@ is allowed. Reading YAML files is done one layer up, in
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from functools import cached_property
 
 from .errors import VariantError
 
@@ -127,7 +128,7 @@ class Variant:
     def to_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
-    @property
+    @cached_property
     def strains(self) -> tuple[int, ...]:
         """Strains a contract may have: the four suits, then NT / AT when enabled."""
         return (0, 1, 2, 3) + ((4,) if self.no_trump else ()) + ((5,) if self.all_trump else ())
