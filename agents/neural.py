@@ -1,0 +1,186 @@
+"""Neural agents: the policy-value network trained by ``train.py`` and its loader.
+
+One network plays every seat, bidding and card play alike: it reads the
+observation vector of :func:`belote_env.observation.encode` (853 floats) and
+gives 112 action logits and a value. Illegal actions are masked out before
+any choice, so a :class:`NeuralAgent` never plays an illegal action.
+
+A checkpoint written by ``train.py`` is a plain dictionary saved with
+:func:`torch.save`; it holds the model config (observation size, hidden
+sizes, action count), so :func:`load_agent` can rebuild the network without
+the training arguments::
+
+    from agents.neural import load_agent
+    agent = load_agent("runs/coinche/checkpoints/latest.pt")
+    action = agent.act(observation, action_mask, view)
+
+Loading uses ``torch.load(weights_only=True)``: a file is never unpickled
+into arbitrary objects, and a damaged or foreign file raises
+:class:`CheckpointError` (a ``ValueError``) that names the file and says
+what was expected.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.base import Agent, SeatView
+from belote_env.observation import OBS_SIZE
+from belote_env.rules.actions import NUM_ACTIONS
+
+#: Tag stored in every checkpoint; :func:`load_agent` refuses files without it.
+CHECKPOINT_FORMAT = "belote_env.neural/1"
+#: Logit given to illegal actions: far below any real logit, still finite (no NaN in softmax).
+MASKED_LOGIT = -1e9
+ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be loaded as a neural agent."""
+
+
+def _layer(n_in: int, n_out: int, gain: float) -> nn.Linear:
+    """A linear layer with CleanRL's orthogonal initialisation."""
+    layer = nn.Linear(n_in, n_out)
+    nn.init.orthogonal_(layer.weight, gain)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+class PolicyValueNet(nn.Module):
+    """MLP trunk shared by a policy head (112 logits) and a value head (1).
+
+    ``config()`` returns the plain dictionary that rebuilds the same
+    architecture with ``PolicyValueNet(**config)``.
+    """
+
+    def __init__(self, obs_size: int = OBS_SIZE, hidden_sizes=(256, 256), num_actions: int = NUM_ACTIONS,
+                 activation: str = "relu"):
+        super().__init__()
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"unknown activation {activation!r}; accepted: {', '.join(ACTIVATIONS)}")
+        hidden_sizes = [int(h) for h in hidden_sizes]
+        if not hidden_sizes or min(hidden_sizes) < 1:
+            raise ValueError(f"hidden_sizes must be a non-empty list of positive ints, got {hidden_sizes}")
+        self.obs_size = int(obs_size)
+        self.hidden_sizes = hidden_sizes
+        self.num_actions = int(num_actions)
+        self.activation = activation
+        layers, n = [], self.obs_size
+        for h in hidden_sizes:
+            layers += [_layer(n, h, math.sqrt(2)), ACTIVATIONS[activation]()]
+            n = h
+        self.trunk = nn.Sequential(*layers)
+        self.policy = _layer(n, self.num_actions, 0.01)
+        self.value = _layer(n, 1, 1.0)
+
+    def config(self) -> dict:
+        return {"obs_size": self.obs_size, "hidden_sizes": list(self.hidden_sizes),
+                "num_actions": self.num_actions, "activation": self.activation}
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits (illegal actions at :data:`MASKED_LOGIT`) and values, for a batch."""
+        h = self.trunk(obs)
+        logits = torch.where(mask, self.policy(h), torch.full((), MASKED_LOGIT, dtype=h.dtype))
+        return logits, self.value(h).squeeze(-1)
+
+
+class NeuralAgent(Agent):
+    """An agent playing with a :class:`PolicyValueNet`.
+
+    Greedy by default (the most probable legal action, the usual choice for
+    evaluation); ``sample=True`` draws from the policy instead, with its own
+    generator seeded by ``seed`` (and by :meth:`reset`).
+    """
+
+    def __init__(self, net: PolicyValueNet, name: str = "neural", sample: bool = False, seed: int | None = None,
+                 device: str | torch.device = "cpu"):
+        self.net = net
+        self.name = name
+        self.sample = sample
+        self.device = torch.device(device)
+        self.generator = torch.Generator(device=self.device)
+        if seed is not None:
+            self.generator.manual_seed(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.generator.manual_seed(seed)
+
+    @torch.no_grad()
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, views: list[SeatView] | None = None) -> list[int]:
+        """One forward pass for the whole batch; returns one legal action per row."""
+        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=self.device)
+        mask = torch.as_tensor(np.asarray(action_masks), device=self.device).bool()
+        if obs.ndim != 2 or obs.shape[1] != self.net.obs_size:
+            raise ValueError(f"observations must have shape (batch, {self.net.obs_size}), got {tuple(obs.shape)}")
+        if mask.shape != (obs.shape[0], self.net.num_actions):
+            raise ValueError(f"action_masks must have shape ({obs.shape[0]}, {self.net.num_actions}), got {tuple(mask.shape)}")
+        if not bool(mask.any(dim=1).all()):
+            raise ValueError("every action mask must allow at least one action (the seat must be the one to act)")
+        was_training = self.net.training
+        self.net.eval()
+        logits, _ = self.net(obs, mask)
+        self.net.train(was_training)
+        if self.sample:
+            probs = torch.softmax(logits, dim=1)
+            actions = torch.multinomial(probs, 1, generator=self.generator).squeeze(1)
+        else:
+            actions = logits.argmax(dim=1)
+        return actions.tolist()
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView | None = None) -> int:
+        return self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None], [view])[0]
+
+
+def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> dict:
+    """The checkpoint dictionary of ``path``, checked; raises :class:`CheckpointError`."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {str(path)!r} does not exist (expected a .pt file written by train.py)")
+    try:
+        ckpt = torch.load(path, map_location=device, weights_only=True)
+    except Exception as e:  # torch raises many types (UnpicklingError, RuntimeError, EOFError...) for bad files
+        first_line = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise CheckpointError(
+            f"{path}: not a readable PyTorch checkpoint ({type(e).__name__}: {first_line[:200]}); "
+            "the file is damaged or was not written by train.py"
+        ) from None
+    if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT:
+        found = ckpt.get("format") if isinstance(ckpt, dict) else type(ckpt).__name__
+        raise CheckpointError(
+            f"{path}: not a belote_env neural checkpoint (format tag {found!r}, expected {CHECKPOINT_FORMAT!r}); "
+            "give a file written by train.py"
+        )
+    for key in ("model_config", "model"):
+        if key not in ckpt:
+            raise CheckpointError(f"{path}: checkpoint lacks the {key!r} entry; the file is incomplete")
+    return ckpt
+
+
+def build_net(ckpt: dict, path: str | Path = "checkpoint") -> PolicyValueNet:
+    """The network described by a checkpoint dictionary, with its weights loaded."""
+    try:
+        net = PolicyValueNet(**ckpt["model_config"])
+        net.load_state_dict(ckpt["model"])
+    except (TypeError, ValueError, RuntimeError, KeyError) as e:
+        raise CheckpointError(f"{path}: model config and weights do not match ({str(e).splitlines()[0][:200]})") from None
+    if net.obs_size != OBS_SIZE or net.num_actions != NUM_ACTIONS:
+        raise CheckpointError(
+            f"{path}: network expects {net.obs_size} observation floats and {net.num_actions} actions; "
+            f"this belote_env has {OBS_SIZE} and {NUM_ACTIONS} (checkpoint from another version?)"
+        )
+    return net
+
+
+def load_agent(path: str | Path, device: str | torch.device = "cpu", sample: bool = False, seed: int | None = None) -> NeuralAgent:
+    """A :class:`NeuralAgent` from a checkpoint written by ``train.py`` (greedy unless ``sample``)."""
+    ckpt = load_checkpoint(path, device)
+    net = build_net(ckpt, path).to(device)
+    net.eval()
+    return NeuralAgent(net, name=f"neural:{Path(path).name}", sample=sample, seed=seed, device=device)

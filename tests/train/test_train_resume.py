@@ -1,0 +1,65 @@
+"""Kill a run after its first checkpoint, resume it, and compare with an uninterrupted run."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import torch
+
+from conftest import REPO, run_train
+
+# 12 updates of 512 decisions; no evaluation, so the runs take a few seconds
+OPTIONS = ["--config", "configs/train/tiny.yaml", "--total-timesteps", str(12 * 512), "--eval-every", "0",
+           "--final-eval-pairs", "0", "--checkpoint-every", "1", "--keep-checkpoints", "20"]
+
+
+def _weights(path):
+    return torch.load(path, weights_only=True)["model"]
+
+
+def test_killed_run_resumes_where_it_left_off(tmp_path):
+    import train
+
+    runs = tmp_path / "runs"
+    ckpt_dir = runs / "cut" / "checkpoints"
+    proc = subprocess.Popen([sys.executable, "train.py", *OPTIONS, "--runs-dir", str(runs), "--run-name", "cut"],
+                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 90
+    while not list(ckpt_dir.glob("ckpt_*.pt")):
+        assert proc.poll() is None, f"run ended before its first checkpoint: {proc.stderr.read().decode()[-2000:]}"
+        assert time.time() < deadline, "no checkpoint within 90 s"
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done = sorted(ckpt_dir.glob("ckpt_*.pt"))
+    killed_at = torch.load(done[-1], weights_only=True)
+    assert killed_at["update"] < 12, "the run finished before it could be killed; make it longer"
+    steps_before = train.read_scalars(runs / "cut")["losses/entropy"][0].tolist()
+
+    run_train(*OPTIONS, "--runs-dir", str(runs), "--run-name", "cut", "--resume")
+    final = torch.load(ckpt_dir / "latest.pt", weights_only=True)
+    assert final["update"] == 12 and final["global_step"] == 12 * 512
+    assert json.loads((runs / "cut" / "final_eval.json").read_text())["global_step"] == 12 * 512
+    # the TensorBoard curves go on from the checkpoint, one point per update, none repeated
+    steps = train.read_scalars(runs / "cut")["losses/entropy"][0].tolist()
+    assert steps == [512 * u for u in range(1, 13)]
+    assert set(steps_before) <= set(steps)
+
+    # exact continuation: the same weights as a run that was never interrupted
+    run_train(*OPTIONS, "--runs-dir", str(runs), "--run-name", "whole")
+    whole = _weights(runs / "whole" / "checkpoints" / "latest.pt")
+    for name, tensor in whole.items():
+        assert torch.equal(tensor, final["model"][name]), f"{name} differs after resume"
+
+
+def test_resume_without_checkpoint_and_restart_over_one_are_refused(tmp_path):
+    proc = subprocess.run([sys.executable, "train.py", *OPTIONS, "--runs-dir", str(tmp_path), "--resume"],
+                          cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 2 and "no checkpoint" in proc.stderr
+    run_train(*OPTIONS, "--total-timesteps", "512", "--runs-dir", str(tmp_path), "--run-name", "r")
+    proc = subprocess.run([sys.executable, "train.py", *OPTIONS, "--runs-dir", str(tmp_path), "--run-name", "r"],
+                          cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 2 and "--resume" in proc.stderr
