@@ -102,9 +102,9 @@ class Args:
     max_minutes: float = field(default=0.0, metadata={"help": "stop (with a checkpoint) after this many minutes; 0 = no cap"})
     # ---- collection -------------------------------------------------------
     total_timesteps: int = field(default=2_000_000, metadata={"help": "decisions played at all tables (all seats) over the run"})
-    num_envs: int = field(default=64, metadata={"help": "tables played at once (one batched forward pass per step)"})
-    num_steps: int = field(default=128, metadata={"help": "steps of every table per rollout (one update per rollout)"})
-    opponent_mix: dict = field(default_factory=lambda: {"random": 0.25}, metadata={
+    num_envs: int = field(default=128, metadata={"help": "tables played at once (one batched forward pass per step)"})
+    num_steps: int = field(default=64, metadata={"help": "steps of every table per rollout (one update per rollout)"})
+    opponent_mix: dict = field(default_factory=lambda: {"random": 0.2, "heuristic": 0.3}, metadata={
         "help": "fraction of tables where one team (drawn at random) is a fixed agent, per agent spec "
                 "(agents.make_agent: random, heuristic, a checkpoint path); the other tables are self-play. "
                 "Command line: --opponent-mix random=0.2 heuristic=0.3"})
@@ -121,7 +121,9 @@ class Args:
     gae_lambda: float = field(default=0.95, metadata={"help": "GAE lambda"})
     num_minibatches: int = field(default=4, metadata={"help": "minibatches per epoch"})
     update_epochs: int = field(default=4, metadata={"help": "epochs over each rollout"})
-    norm_adv: bool = field(default=True, metadata={"help": "normalise advantages per minibatch"})
+    norm_adv: bool = field(default=False, metadata={
+        "help": "normalise advantages per minibatch (off: deal rewards are already about [-1, 1], and normalising "
+                "near-zero advantages of all-pass deals drove the policy to a deterministic all-pass)"})
     clip_coef: float = field(default=0.2, metadata={"help": "PPO clipping coefficient"})
     clip_vloss: bool = field(default=True, metadata={"help": "clip the value loss as in PPO's reference code"})
     ent_coef: float = field(default=0.01, metadata={"help": "entropy bonus coefficient"})
@@ -220,8 +222,7 @@ def validate(args: Args) -> Args:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        description="Train a Belote agent by self-play PPO. Options: dataclass defaults < --config YAML < command line.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        description="Train a Belote agent by self-play PPO. Options: dataclass defaults < --config YAML < command line.")
     p.add_argument("--config", help="YAML file of options (keys are the option names with underscores), "
                    "e.g. configs/train/quick.yaml; a bare name looks in configs/train/")
     p.add_argument("--resume", action="store_true", help="continue the latest checkpoint of the run")
