@@ -56,7 +56,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
 import os
 import random
 import sys
@@ -638,7 +637,8 @@ def read_scalars(run_dir: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
 
 
 def plot_run(run_dir: str | Path, out: str | Path | None = None) -> Path:
-    """Training curves of a run (evaluation vs each opponent, returns, entropy) as a PNG."""
+    """Training curves of a run as a PNG: evaluations (periodic, and the final table as stars), the
+    network's reward against fixed opponents, entropy, explained variance and all-pass rate."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -652,37 +652,48 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None) -> Path:
         raise ConfigError(f"{run_dir}: no TensorBoard scalars found (is it a run directory of train.py?)")
     out = Path(out) if out else REPO / "docs" / "results" / f"training_{run_dir.name}.png"
     out.parent.mkdir(parents=True, exist_ok=True)
-    opponents = sorted({t.split("/")[1] for t in s if t.startswith("eval/")})
+    opponents = sorted({t.split("/")[1] for t in s if t.startswith("eval/") and not t.startswith("eval/final_")})
+    colors = {opp: f"C{i}" for i, opp in enumerate(opponents)}
+
+    def final_point(ax, opp, key, scale=1.0):
+        """The end-of-run table's figure, as a star at its step."""
+        if f"eval/final_{opp}/{key}" in s:
+            x, y = s[f"eval/final_{opp}/{key}"]
+            ax.plot(x, scale * y, marker="*", ms=12, ls="", color=colors[opp], label=f"vs {opp}, final table")
+
     fig, axes = plt.subplots(2, 2, figsize=(12, 8))
     ax = axes[0, 0]
     for opp in opponents:
         if f"eval/{opp}/deals_won" in s:
             x, y = s[f"eval/{opp}/deals_won"]
-            ax.plot(x, 100 * y, marker="o", ms=3, label=f"vs {opp}")
+            ax.plot(x, 100 * y, marker="o", ms=3, color=colors[opp], label=f"vs {opp}")
+        final_point(ax, opp, "deals_won", 100.0)
     ax.axhline(50, color="grey", lw=0.8, ls=":")
     ax.set(title="Duplicate deals won (%)", xlabel="global step", ylabel="%")
     ax = axes[0, 1]
     for opp in opponents:
         if f"eval/{opp}/points_per_deal" in s:
             x, y = s[f"eval/{opp}/points_per_deal"]
-            line, = ax.plot(x, y, marker="o", ms=3, label=f"vs {opp}")
+            ax.plot(x, y, marker="o", ms=3, color=colors[opp], label=f"vs {opp}")
             if f"eval/{opp}/points_ci_low" in s:
                 ax.fill_between(x, s[f"eval/{opp}/points_ci_low"][1], s[f"eval/{opp}/points_ci_high"][1],
-                                color=line.get_color(), alpha=0.2)
+                                color=colors[opp], alpha=0.2)
+        final_point(ax, opp, "points_per_deal")
     ax.axhline(0, color="grey", lw=0.8, ls=":")
     ax.set(title="Duplicate points per deal (95% CI)", xlabel="global step", ylabel="points")
     ax = axes[1, 0]
     for tag in sorted(t for t in s if t.startswith("charts/return_vs_")):
-        ax.plot(*s[tag], label=tag.split("return_")[1].replace("_", " ") + " (training tables)")
-    if "charts/episodic_return_team0" in s:
-        ax.plot(*s["charts/episodic_return_team0"], label="self-play team 0")
-    ax.set(title="Episodic return (deal reward)", xlabel="global step")
+        ax.plot(*s[tag], lw=0.8, label=tag.split("return_")[1].replace("_", " ") + " (training tables)")
+    ax.axhline(0, color="grey", lw=0.8, ls=":")
+    ax.set(title="Network's mean deal reward against fixed opponents", xlabel="global step")
     ax = axes[1, 1]
     if "losses/entropy" in s:
         ax.plot(*s["losses/entropy"], label="entropy")
     if "losses/explained_variance" in s:
         ax.plot(*s["losses/explained_variance"], label="explained variance")
-    ax.set(title="Losses", xlabel="global step")
+    if "charts/all_pass_rate" in s:
+        ax.plot(*s["charts/all_pass_rate"], lw=0.8, label="all-pass deals (share of episodes)")
+    ax.set(title="Entropy, explained variance, all-pass rate", xlabel="global step")
     for a in axes.flat:
         a.grid(alpha=0.3)
         if a.get_legend_handles_labels()[0]:

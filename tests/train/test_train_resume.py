@@ -56,10 +56,15 @@ def test_killed_run_resumes_where_it_left_off(tmp_path):
 
 
 def test_resume_without_checkpoint_and_restart_over_one_are_refused(tmp_path):
-    proc = subprocess.run([sys.executable, "train.py", *OPTIONS, "--runs-dir", str(tmp_path), "--resume"],
-                          cwd=REPO, capture_output=True, text=True)
-    assert proc.returncode == 2 and "no checkpoint" in proc.stderr
-    run_train(*OPTIONS, "--total-timesteps", "512", "--runs-dir", str(tmp_path), "--run-name", "r")
-    proc = subprocess.run([sys.executable, "train.py", *OPTIONS, "--runs-dir", str(tmp_path), "--run-name", "r"],
-                          cwd=REPO, capture_output=True, text=True)
-    assert proc.returncode == 2 and "--resume" in proc.stderr
+    import pytest
+
+    import train
+
+    args, _, _ = train.parse_args([*OPTIONS, "--runs-dir", str(tmp_path), "--run-name", "r"])
+    with pytest.raises(train.ConfigError, match="no checkpoint"):
+        train.train(args, resume=True)
+    ckpt_dir = tmp_path / "r" / "checkpoints"
+    ckpt_dir.mkdir(parents=True)
+    (ckpt_dir / "ckpt_0000001.pt").write_bytes(b"")  # any checkpoint of that run name blocks a fresh start
+    with pytest.raises(train.ConfigError, match="--resume"):
+        train.train(args)
