@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import belote_env  # noqa: E402
+from common import fmt  # noqa: E402
 from belote_env.variants import variant_names  # noqa: E402
 
 
@@ -65,10 +66,6 @@ def run_raw_loop(e, deals: int, seed: int) -> tuple[int, float]:
             e.step(action)
             steps += 1
     return steps, time.perf_counter() - t
-
-
-def fmt(label: str, runs: list[float], unit: str) -> str:
-    return f"{label}: {statistics.median(runs):,.0f} {unit} (min {min(runs):,.0f}, max {max(runs):,.0f}, {len(runs)} runs)"
 
 
 def main() -> None:

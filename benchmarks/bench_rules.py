@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from belote_env.rules import DealState, play_random_deal  # noqa: E402
+from common import fmt  # noqa: E402
 from belote_env.variants import load_variant, variant_names  # noqa: E402
 
 
@@ -45,10 +46,6 @@ def legal_calls_per_second(variant, n_positions: int, seed: int) -> float:
         st._legal = None  # time the computation, not the cache
         st.legal_actions()
     return len(positions) / (time.perf_counter() - t)
-
-
-def fmt(label: str, runs: list[float], unit: str) -> str:
-    return f"{label}: {statistics.median(runs):,.0f} {unit} (min {min(runs):,.0f}, max {max(runs):,.0f}, {len(runs)} runs)"
 
 
 def main() -> None:
