@@ -29,12 +29,26 @@ How it learns
   ``heuristic``, a checkpoint), the fraction of tables where one team (drawn
   at random) is that fixed agent; only the network's decisions are trained
   on. The other tables are pure self-play.
+- **Behaviour-cloning warm start** (``bc_agent``, off by default). Before
+  PPO, a fresh run plays ``bc_decisions`` decisions with ``bc_agent`` (e.g.
+  ``heuristic``) at all four seats, records (observation, mask, action, the
+  team's deal reward) for each, and fits the network to them: masked
+  cross-entropy on the policy head, squared error on the value head. PPO
+  then fine-tunes those weights. Self-play PPO from scratch settles on
+  never taking a contract (see ``docs/training.md``); the warm start begins
+  from an agent that bids.
 - **Evaluation** every ``eval_every`` updates: a duplicate match
   (``agents.tournament.duplicate_match``) of the greedy network against each
   of ``eval_opponents``, logged under ``eval/<opponent>/``.
 
 Checkpoints and ``--resume``
 ----------------------------
+The run directory is ``runs/<run_name>``; without ``--run-name`` (nor
+``run_name:`` in the config) it is ``<exp_name>_s<seed>``, and when that run
+already has checkpoints a fresh start goes to the first free
+``<exp_name>_s<seed>_2``, ``_3``, ... (printed). An explicit run name that
+has checkpoints is refused unless ``--resume`` is given.
+
 Every ``checkpoint_every`` updates (and at the end) the model, optimizer,
 arguments, step counters and every RNG state (Python, NumPy, torch and the
 collection generator) go to ``runs/<run_name>/checkpoints/ckpt_<update>.pt``,
@@ -46,7 +60,9 @@ log (events after the checkpoint's step are purged).
 run re-deals all its tables from the collection RNG, so a resumed run draws
 the same deals and the same actions as the uninterrupted run would, and
 ends with the same weights (on the same machine and torch build, same
-``torch_threads``). Tables in flight at checkpoint time are abandoned in
+``torch_threads``). A warm-started run writes checkpoint 0 right after the
+behaviour cloning; resuming from it (or any later one) continues with PPO and
+never clones again. Tables in flight at checkpoint time are abandoned in
 both; their unfinished decisions were already bootstrapped. Only
 ``max_minutes`` (a wall-clock cap) can make two runs differ.
 """
@@ -129,6 +145,17 @@ class Args:
     vf_coef: float = field(default=0.5, metadata={"help": "value loss coefficient"})
     max_grad_norm: float = field(default=0.5, metadata={"help": "gradient norm clip"})
     target_kl: float = field(default=0.0, metadata={"help": "stop the epochs of an update above this approx KL; 0 = off"})
+    # ---- behaviour-cloning warm start ------------------------------------
+    bc_agent: str = field(default="", metadata={
+        "help": "agent spec (heuristic, a checkpoint path) to imitate before PPO starts: its decisions at all four "
+                "seats train the policy head (masked cross-entropy) and its deal rewards the value head; "
+                "empty = no warm start. Fresh runs only: --resume continues PPO from the checkpoint"})
+    bc_decisions: int = field(default=200_000, metadata={"help": "decisions of bc_agent recorded for the warm start"})
+    bc_epochs: int = field(default=4, metadata={"help": "epochs over the recorded decisions"})
+    bc_batch_size: int = field(default=512, metadata={"help": "minibatch size of the warm start"})
+    bc_learning_rate: float = field(default=1e-3, metadata={"help": "Adam learning rate of the warm start"})
+    bc_value_coef: float = field(default=0.5, metadata={
+        "help": "weight of the value loss (deal reward of the recorded trajectories) in the warm start; 0 = policy only"})
     # ---- evaluation and checkpoints --------------------------------------
     eval_every: int = field(default=10, metadata={"help": "evaluate every N updates; 0 = only at the end"})
     eval_pairs: int = field(default=200, metadata={"help": "duplicate pairs per opponent at each evaluation"})
@@ -207,6 +234,13 @@ def validate(args: Args) -> Args:
     for name in positive:
         if getattr(args, name) < 1:
             raise ConfigError(f"option {name!r} must be >= 1, got {getattr(args, name)}")
+    if args.bc_agent:
+        for name in ("bc_decisions", "bc_epochs", "bc_batch_size"):
+            if getattr(args, name) < 1:
+                raise ConfigError(f"option {name!r} must be >= 1 when bc_agent is set, got {getattr(args, name)}")
+        if not args.bc_learning_rate > 0 or args.bc_value_coef < 0:
+            raise ConfigError(f"options bc_learning_rate must be > 0 and bc_value_coef >= 0, got "
+                              f"{args.bc_learning_rate} and {args.bc_value_coef}")
     for name in ("eval_every", "eval_pairs", "final_eval_pairs"):
         if getattr(args, name) < 0:
             raise ConfigError(f"option {name!r} must be >= 0, got {getattr(args, name)}")
@@ -281,6 +315,7 @@ def parse_args(argv=None) -> tuple[Args, argparse.Namespace, dict]:
     cli = {k: _coerce(k, getattr(ns, k)) for k in FIELDS if getattr(ns, k) is not None}
     values.update(cli)
     args = Args(**values)
+    ns.run_name_given = bool(args.run_name)
     if not args.run_name:
         args.run_name = f"{args.exp_name}_s{args.seed}"
     return validate(args), ns, cli
@@ -518,6 +553,138 @@ def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, buf: Rollo
 
 
 # ---------------------------------------------------------------------------
+# Behaviour-cloning warm start
+# ---------------------------------------------------------------------------
+
+@dataclass
+class Demonstrations:
+    """Decisions of a demonstrator: what each seat saw, could do and did, and its team's deal reward."""
+
+    obs: np.ndarray      # float32 (n, OBS_SIZE): float16 is not exact for the encoding's fractions (1/81, ...)
+    mask: np.ndarray     # int8 (n, NUM_ACTIONS)
+    actions: np.ndarray  # int64 (n,)
+    returns: np.ndarray  # float32 (n,): deal_reward of the seat's team for the deal of the decision
+
+
+def record_demonstrations(variant, spec: str, decisions: int, seed: int, progress: bool = False) -> Demonstrations:
+    """Play deals with the agent ``spec`` at all four seats and record its first ``decisions`` decisions.
+
+    Every decision gets, as its return, the reward (``rewards.deal_reward``) of the seat's team for the deal
+    it belongs to (``gamma = 1``); a deal that ends in a redeal (everyone passed) gives 0, as in training
+    with ``end_on_redeal``. A game abandoned after ``agents.table.MAX_REDEALS`` redeals in a row is replaced.
+    """
+    from agents import make_agent
+    from agents.table import MAX_REDEALS
+
+    agent = make_agent(spec)
+    rng = np.random.default_rng(seed)
+    agent.reset(int(rng.integers(2**63)))
+    demo = Demonstrations(np.zeros((decisions, OBS_SIZE), dtype=np.float32),
+                          np.zeros((decisions, NUM_ACTIONS), dtype=np.int8),
+                          np.zeros(decisions, dtype=np.int64), np.zeros(decisions, dtype=np.float32))
+    seats = np.zeros(decisions, dtype=np.int8)
+    n = 0
+    bar = tqdm(total=decisions, unit="decision", unit_scale=True, dynamic_ncols=True, disable=not progress,
+               mininterval=2.0, desc=f"bc: recording {spec}")
+    while n < decisions:
+        game = GameState(variant, seed=int(rng.integers(2**63)), dealer=int(rng.integers(4)))
+        deal_start, redeals = n, 0
+        while not game.over and n < decisions and redeals < MAX_REDEALS:
+            seat = game.current_seat
+            encode(game, seat, demo.obs[n])
+            action_mask(game, seat, demo.mask[n])
+            obs = demo.obs[n] if agent.needs_observation else None
+            action = int(agent.act(obs, demo.mask[n], SeatView(game, seat)))
+            demo.actions[n], seats[n] = action, seat
+            n += 1
+            result = game.apply(action)
+            if result is not None:
+                reward = deal_reward(variant, result)
+                team = seats[deal_start:n] & 1
+                demo.returns[deal_start:n] = np.where(team == 0, reward[0], reward[1])
+                redeals = redeals + 1 if result.outcome == REDEAL else 0
+                deal_start = n
+        bar.update(n - bar.n)
+    bar.close()
+    if not np.all(demo.mask[np.arange(decisions), demo.actions]):
+        raise ConfigError(f"bc_agent {spec!r} played actions outside the action mask; it cannot be imitated")
+    # decisions of a deal cut by the end of the recording keep return 0: a handful out of bc_decisions
+    return demo
+
+
+def behaviour_clone(net: PolicyValueNet, demo: Demonstrations, args: Args, writer=None) -> dict:
+    """Fit ``net`` to the demonstrations: masked cross-entropy on the policy head, plus ``bc_value_coef`` times
+    the squared error of the value head against the deal rewards. 5 % of the decisions (at most 10,000) are
+    held out to measure accuracy. Logs ``bc/*`` to ``writer`` per epoch; returns the last epoch's figures."""
+    n = len(demo.actions)
+    perm = torch.randperm(n)
+    n_val = min(10_000, n // 20)
+    val_idx, train_idx = perm[:n_val], perm[n_val:]
+    obs, mask = torch.from_numpy(demo.obs), torch.from_numpy(demo.mask)
+    actions, returns = torch.from_numpy(demo.actions), torch.from_numpy(demo.returns)
+    optimizer = torch.optim.Adam(net.parameters(), lr=args.bc_learning_rate)
+    steps_per_epoch = max(1, -(-len(train_idx) // args.bc_batch_size))
+    total = steps_per_epoch * args.bc_epochs
+    bar = tqdm(total=total, unit="batch", dynamic_ncols=True, disable=not args.progress, mininterval=2.0,
+               desc="bc: training")
+    figures: dict = {}
+    step = 0
+    for epoch in range(1, args.bc_epochs + 1):
+        net.train()
+        order = train_idx[torch.randperm(len(train_idx))]
+        sums = {"loss": 0.0, "policy_loss": 0.0, "value_loss": 0.0, "accuracy": 0.0}
+        seen = 0
+        for lo in range(0, len(order), args.bc_batch_size):
+            # the learning rate falls linearly to a tenth over the warm start
+            optimizer.param_groups[0]["lr"] = args.bc_learning_rate * (1.0 - 0.9 * step / total)
+            mb = order[lo:lo + args.bc_batch_size]
+            logits, value = net(obs[mb], mask[mb].bool())
+            policy_loss = nn.functional.cross_entropy(logits, actions[mb])
+            value_loss = 0.5 * ((value - returns[mb]) ** 2).mean()
+            loss = policy_loss + args.bc_value_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm * 10)
+            optimizer.step()
+            k = len(mb)
+            sums["loss"] += loss.item() * k
+            sums["policy_loss"] += policy_loss.item() * k
+            sums["value_loss"] += value_loss.item() * k
+            sums["accuracy"] += (logits.argmax(1) == actions[mb]).float().sum().item()
+            seen += k
+            step += 1
+            bar.update(1)
+        figures = {k: v / seen for k, v in sums.items()}
+        figures.update(_bc_validation(net, obs[val_idx], mask[val_idx], actions[val_idx], returns[val_idx]))
+        if writer is not None:
+            for k, v in figures.items():
+                writer.add_scalar(f"bc/{k}", v, epoch)
+        bar.set_postfix({"loss": f"{figures['loss']:.3f}", "val_acc": f"{figures.get('val_accuracy', 0):.3f}"},
+                        refresh=False)
+    bar.close()
+    net.eval()
+    return figures
+
+
+@torch.no_grad()
+def _bc_validation(net, obs, mask, actions, returns) -> dict:
+    """Held-out accuracy, overall and for the auction (actions >= 32) and the card play; value loss."""
+    if len(actions) == 0:
+        return {}
+    net.eval()
+    logits, value = net(obs, mask.bool())
+    hit = logits.argmax(1) == actions
+    bidding = actions >= 32
+    out = {"val_accuracy": hit.float().mean().item(),
+           "val_value_loss": 0.5 * ((value - returns) ** 2).mean().item()}
+    if bidding.any():
+        out["val_accuracy_bidding"] = hit[bidding].float().mean().item()
+    if (~bidding).any():
+        out["val_accuracy_play"] = hit[~bidding].float().mean().item()
+    return out
+
+
+# ---------------------------------------------------------------------------
 # Evaluation
 # ---------------------------------------------------------------------------
 
@@ -540,11 +707,13 @@ def _made(r: dict, side: str) -> str:
 
 def format_table(results: dict, title: str) -> str:
     """A plain-text table of duplicate results, one opponent per line."""
-    lines = [title, f"{'opponent':<12} {'pairs':>6} {'points/deal':>12} {'95% CI':>20} {'deals won':>10} {'made (agent)':>13} {'made (opp)':>11}"]
+    lines = [title, f"{'opponent':<12} {'pairs':>6} {'points/deal':>12} {'95% CI':>20} {'deals won':>10} "
+                    f"{'took (agent)':>13} {'made (agent)':>13} {'made (opp)':>11}"]
     for spec, r in results.items():
         ci = f"[{r['ci_low']:+.1f}, {r['ci_high']:+.1f}]"
+        took = f"{100 * r.get('taken_a', 0) / max(2 * r['pairs'], 1):.1f}%"  # share of the 2 x pairs deals
         lines.append(f"{spec:<12} {r['pairs']:>6} {r['mean_diff']:>+12.1f} {ci:>20} {100 * r['win_rate']:>9.1f}% "
-                     f"{_made(r, 'a'):>13} {_made(r, 'b'):>11}")
+                     f"{took:>13} {_made(r, 'a'):>13} {_made(r, 'b'):>11}")
     return "\n".join(lines)
 
 
@@ -715,10 +884,20 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def train(args: Args, resume: bool = False, cli_overrides: dict | None = None) -> dict:
-    """Run (or resume) a training run; returns the final evaluation results."""
+def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, auto_run_name: bool = False) -> dict:
+    """Run (or resume) a training run; returns the final evaluation results.
+
+    ``auto_run_name``: the run name is the default one (not chosen by the user); a fresh run whose directory
+    already has checkpoints then goes to the next free ``<run_name>_<k>`` instead of being refused.
+    """
     from torch.utils.tensorboard import SummaryWriter
 
+    if auto_run_name and not resume:
+        name = free_run_name(args)
+        if name != args.run_name:
+            print(f"run {args.run_name!r} already has checkpoints (pass --resume to continue it); "
+                  f"this run is {name!r}: {Path(args.runs_dir) / name}")
+            args.run_name = name
     run_dir = Path(args.runs_dir) / args.run_name
     ckpt = None
     if resume:
@@ -731,7 +910,8 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None) -
         args = validate(Args(**{k: v for k, v in saved.items() if k in FIELDS}))
     elif latest_checkpoint(args) is not None:
         raise ConfigError(f"run {args.run_name!r} already has checkpoints in {checkpoint_dir(args)}; "
-                          "pass --resume to continue it, or choose another --run-name")
+                          "pass --resume to continue it, choose another --run-name, or leave --run-name out "
+                          "to get the next free name")
 
     torch.set_num_threads(args.torch_threads)
     seed_everything(args.seed)
@@ -777,6 +957,8 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None) -
     start = time.time()
     step_at_start = global_step
     stopped_early = False
+    if ckpt is None and args.bc_agent:
+        warm_start(args, variant, net, agent, tables, writer, optimizer, eval_on)
     try:
         while update < num_updates:
             update += 1
@@ -847,6 +1029,42 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None) -
     return summary
 
 
+def warm_start(args: Args, variant, net, agent, tables: Tables, writer, optimizer, eval_on: bool) -> None:
+    """The behaviour-cloning phase of a fresh run: record ``bc_agent``, fit ``net`` to it, evaluate the clone
+    (logged at step 0) and write checkpoint 0, so that ``--resume`` after it continues with PPO."""
+    t0 = time.time()
+    demo = record_demonstrations(variant, args.bc_agent, args.bc_decisions, seed=args.seed * 1_000_003 + 17,
+                                 progress=args.progress)
+    t_record = time.time() - t0
+    figures = behaviour_clone(net, demo, args, writer)
+    del demo
+    writer.add_scalar("bc/seconds", time.time() - t0, 0)
+    print(f"bc warm start: {args.bc_decisions} decisions of {args.bc_agent} recorded in {t_record:.0f} s, "
+          f"{args.bc_epochs} epochs in {time.time() - t0 - t_record:.0f} s; held-out accuracy "
+          f"{100 * figures.get('val_accuracy', float('nan')):.1f}% (auction "
+          f"{100 * figures.get('val_accuracy_bidding', float('nan')):.1f}%, card play "
+          f"{100 * figures.get('val_accuracy_play', float('nan')):.1f}%)")
+    if eval_on:
+        results = evaluate(agent, variant, args.eval_opponents, args.eval_pairs, args.eval_seed)
+        log_eval(writer, results, 0)
+        print("after the warm start: " + ", ".join(
+            f"vs {k} {100 * r['win_rate']:.1f}% won, {r['mean_diff']:+.1f} pts, took {r['taken_a']}" for k, r in results.items()))
+    save_checkpoint(args, net, optimizer, tables, 0, 0, time.time() - t0)
+    tables.reset_all()  # what a resumed run does, so that resuming is exact
+    writer.flush()
+
+
+def free_run_name(args: Args) -> str:
+    """``args.run_name`` if that run has no checkpoint, else the first ``<run_name>_<k>`` (k = 2, 3, ...) whose
+    directory does not exist."""
+    if latest_checkpoint(args) is None:
+        return args.run_name
+    k = 2
+    while (Path(args.runs_dir) / f"{args.run_name}_{k}").exists():
+        k += 1
+    return f"{args.run_name}_{k}"
+
+
 def evaluate_checkpoint(path: str, args: Args, cli: dict) -> dict:
     """``--evaluate``: a duplicate table of a saved agent against the opponents."""
     ckpt = load_checkpoint(path)
@@ -873,7 +1091,7 @@ def main(argv=None) -> None:
     elif ns.evaluate:
         evaluate_checkpoint(ns.evaluate, args, cli)
     else:
-        train(args, resume=ns.resume, cli_overrides=cli)
+        train(args, resume=ns.resume, cli_overrides=cli, auto_run_name=not ns.run_name_given)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,11 @@ mix included): decisions per second of collection (``train.collect``:
 encoding, one batched forward pass per step, sampling, rules), decisions per
 second of the PPO update (``train.ppo_update`` on those rollouts), and the
 combined training throughput (steps per second as the ``charts/SPS`` curve
-counts them, without evaluation). Each figure is printed as median, min and
+counts them, without evaluation). When the config sets ``bc_agent``, also
+the warm start's two halves: decisions per second recorded from
+``bc_agent`` (``train.record_demonstrations``) and decisions per second
+of one cloning epoch (``train.behaviour_clone``), on ``--bc-decisions``
+decisions. Each figure is printed as median, min and
 max over ``--repeats`` runs of ``--updates`` updates each, on
 ``torch_threads`` threads.
 """
@@ -57,11 +61,26 @@ def one_repeat(args: train.Args, updates: int, seed: int) -> tuple[float, float,
     return steps / t_collect, trained / t_update, steps / (t_collect + t_update)
 
 
+def bc_repeat(args: train.Args, decisions: int, seed: int) -> tuple[float, float]:
+    """(recorded decisions/s, cloned decisions/s over one epoch) of the warm start."""
+    torch.manual_seed(seed)
+    variant = load_variant(args.variant)
+    t0 = time.perf_counter()
+    demo = train.record_demonstrations(variant, args.bc_agent, decisions, seed)
+    t1 = time.perf_counter()
+    net = train.PolicyValueNet(OBS_SIZE, args.hidden_sizes, NUM_ACTIONS, args.activation)
+    one_epoch = train.Args(**{**vars(args), "bc_epochs": 1, "progress": False})
+    train.behaviour_clone(net, demo, one_epoch)
+    t2 = time.perf_counter()
+    return decisions / (t1 - t0), decisions / (t2 - t1)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--config", default="configs/train/coinche.yaml")
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--updates", type=int, default=3)
+    p.add_argument("--bc-decisions", type=int, default=20_000, help="decisions per repeat of the warm-start figures")
     ns = p.parse_args()
     args, _, _ = train.parse_args(["--config", ns.config])
     torch.set_num_threads(args.torch_threads)
@@ -72,6 +91,12 @@ def main() -> None:
         vals = [r[k] for r in rows]
         print(f"{name} [{Path(ns.config).stem}, {args.num_envs} tables, torch_threads={args.torch_threads}]: "
               f"median {statistics.median(vals):.0f}, min {min(vals):.0f}, max {max(vals):.0f}")
+    if args.bc_agent:
+        bc_rows = [bc_repeat(args, ns.bc_decisions, r + 1) for r in range(ns.repeats)]
+        for k, name in enumerate((f"bc record decisions/s [{args.bc_agent}]", "bc clone decisions/s (one epoch)")):
+            vals = [r[k] for r in bc_rows]
+            print(f"{name} [{Path(ns.config).stem}, torch_threads={args.torch_threads}]: "
+                  f"median {statistics.median(vals):.0f}, min {min(vals):.0f}, max {max(vals):.0f}")
 
 
 if __name__ == "__main__":

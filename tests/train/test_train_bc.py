@@ -1,0 +1,108 @@
+"""The behaviour-cloning warm start (bc_* options) and the automatic run name."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import run_train
+
+BC_OPTIONS = ["--config", "configs/train/tiny.yaml", "--bc-agent", "heuristic", "--bc-decisions", "3000",
+              "--bc-epochs", "2", "--bc-batch-size", "256", "--keep-checkpoints", "20", "--final-eval-pairs", "0"]
+
+
+def test_demonstrations_are_legal_and_carry_the_team_rewards():
+    import train
+    from belote_env.variants import load_variant
+
+    demo = train.record_demonstrations(load_variant("coinche"), "heuristic", 2000, seed=5)
+    assert demo.obs.shape == (2000, train.OBS_SIZE) and demo.obs.dtype == np.float32
+    assert np.all(demo.mask[np.arange(2000), demo.actions] == 1)
+    assert (demo.actions >= 32).any() and (demo.actions < 32).any()  # auction and card play both recorded
+    assert np.abs(demo.returns).max() > 0 and np.abs(demo.returns).max() <= 2.0
+    # both teams' decisions of a deal: the rewards are opposite, so they sum to ~0 over full deals
+    values = np.unique(np.round(demo.returns, 6))
+    assert all(-v in values for v in values if v != demo.returns[-1] and v != -demo.returns[-1])
+    again = train.record_demonstrations(load_variant("coinche"), "heuristic", 2000, seed=5)
+    assert np.array_equal(again.actions, demo.actions) and np.array_equal(again.obs, demo.obs)
+
+
+def test_cloning_fits_the_demonstrator():
+    import train
+    from agents.neural import PolicyValueNet
+    from belote_env.variants import load_variant
+
+    torch.manual_seed(0)
+    demo = train.record_demonstrations(load_variant("coinche"), "heuristic", 4000, seed=1)
+    net = PolicyValueNet(hidden_sizes=[64])
+    args = train.Args(bc_agent="heuristic", bc_epochs=4, bc_batch_size=128, progress=False)
+    before = train._bc_validation(net, torch.from_numpy(demo.obs), torch.from_numpy(demo.mask),
+                                  torch.from_numpy(demo.actions), torch.from_numpy(demo.returns))
+    figures = train.behaviour_clone(net, demo, args)
+    # an untrained net agrees with the heuristic on forced moves only (~5 % of its bids)
+    assert before["val_accuracy_bidding"] < 0.2 and before["val_accuracy"] < 0.55
+    assert figures["val_accuracy_bidding"] > 0.5 and figures["val_accuracy"] > before["val_accuracy"] + 0.1
+    assert figures["value_loss"] < before["val_value_loss"]
+
+
+def test_bc_option_errors():
+    import train
+
+    with pytest.raises(train.ConfigError, match="bc_decisions"):
+        train.parse_args(["--config", "configs/train/tiny.yaml", "--bc-agent", "heuristic", "--bc-decisions", "0"])
+    with pytest.raises(train.ConfigError, match="bc_learning_rate"):
+        train.parse_args(["--config", "configs/train/tiny.yaml", "--bc-agent", "heuristic", "--bc-learning-rate", "0"])
+
+
+def test_warm_started_run_logs_bc_and_resumes_exactly_after_it(tmp_path):
+    import train
+
+    runs = tmp_path / "runs"
+    proc = run_train(*BC_OPTIONS, "--runs-dir", str(runs), "--run-name", "bc")
+    assert "bc warm start: 3000 decisions of heuristic" in proc.stdout and "after the warm start" in proc.stdout
+    scalars = train.read_scalars(runs / "bc")
+    for tag in ("bc/loss", "bc/accuracy", "bc/val_accuracy", "bc/val_accuracy_bidding", "bc/value_loss"):
+        assert tag in scalars, f"{tag} missing"
+    assert scalars["bc/accuracy"][0].tolist() == [1, 2]  # one point per epoch
+    assert scalars["eval/heuristic/deals_won"][0].tolist()[0] == 0  # the clone, evaluated before PPO
+    ckpts = sorted(p.name for p in (runs / "bc" / "checkpoints").glob("ckpt_*.pt"))
+    assert ckpts[0] == "ckpt_0000000.pt" and len(ckpts) == 5
+    assert torch.load(runs / "bc" / "checkpoints" / "ckpt_0000000.pt", weights_only=True)["update"] == 0
+
+    # a run stopped right after the warm start resumes with PPO and ends with the same weights
+    cut = runs / "cut" / "checkpoints"
+    cut.mkdir(parents=True)
+    shutil.copy(runs / "bc" / "checkpoints" / "ckpt_0000000.pt", cut)
+    proc = run_train(*BC_OPTIONS, "--runs-dir", str(runs), "--run-name", "cut", "--resume")
+    assert "bc warm start" not in proc.stdout
+    whole = torch.load(runs / "bc" / "checkpoints" / "latest.pt", weights_only=True)["model"]
+    resumed = torch.load(cut / "latest.pt", weights_only=True)["model"]
+    for name, tensor in whole.items():
+        assert torch.equal(tensor, resumed[name]), f"{name} differs after resuming from the warm start"
+
+
+def test_default_run_name_moves_to_the_next_free_one(tmp_path, capsys):
+    import train
+
+    opts = ["--config", "configs/train/tiny.yaml", "--total-timesteps", "512", "--eval-every", "0",
+            "--final-eval-pairs", "0", "--runs-dir", str(tmp_path)]
+    args, ns, cli = train.parse_args(opts)
+    assert not ns.run_name_given and args.run_name == "tiny_s3"
+    train.train(args, cli_overrides=cli, auto_run_name=True)
+    (tmp_path / "tiny_s3_2").mkdir()  # an existing directory is never reused
+    args, ns, cli = train.parse_args(opts)
+    summary = train.train(args, cli_overrides=cli, auto_run_name=True)
+    assert summary["run_name"] == "tiny_s3_3" and list((tmp_path / "tiny_s3_3" / "checkpoints").glob("ckpt_*.pt"))
+    assert "this run is 'tiny_s3_3'" in capsys.readouterr().out
+    # --resume without --run-name continues the default name
+    args, ns, cli = train.parse_args([*opts, "--total-timesteps", "1024"])
+    summary = train.train(args, resume=True, cli_overrides=cli, auto_run_name=True)
+    assert summary["run_name"] == "tiny_s3" and summary["update"] == 2
+    # an explicit run name keeps the refusal
+    args, ns, cli = train.parse_args([*opts, "--run-name", "tiny_s3"])
+    assert ns.run_name_given
+    with pytest.raises(train.ConfigError, match="already has checkpoints"):
+        train.train(args, cli_overrides=cli, auto_run_name=not ns.run_name_given)
+    assert json.loads((tmp_path / "tiny_s3" / "final_eval.json").read_text())["update"] == 2
