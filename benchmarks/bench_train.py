@@ -19,17 +19,18 @@ max over ``--repeats`` runs of ``--updates`` updates each, on
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import train  # noqa: E402
+from common import fmt  # noqa: E402
 from belote_env.observation import OBS_SIZE  # noqa: E402
 from belote_env.rules.actions import NUM_ACTIONS  # noqa: E402
 from belote_env.variants import load_variant  # noqa: E402
@@ -86,17 +87,15 @@ def main() -> None:
     torch.set_num_threads(args.torch_threads)
     one_repeat(args, 1, 0)  # warm-up: imports, allocator, first forward passes
     rows = [one_repeat(args, ns.updates, r + 1) for r in range(ns.repeats)]
-    names = ("collect steps/s", "update decisions/s", "train steps/s (no eval)")
-    for k, name in enumerate(names):
-        vals = [r[k] for r in rows]
-        print(f"{name} [{Path(ns.config).stem}, {args.num_envs} tables, torch_threads={args.torch_threads}]: "
-              f"median {statistics.median(vals):.0f}, min {min(vals):.0f}, max {max(vals):.0f}")
+    where = f"[{Path(ns.config).stem}, {args.num_envs} tables, torch_threads={args.torch_threads}]"
+    names = (("collect", "steps/s"), ("PPO update", "decisions/s"), ("train, no eval", "steps/s"))
+    for k, (name, unit) in enumerate(names):
+        print(fmt(f"{name} {where}", [r[k] for r in rows], unit))
     if args.bc_agent:
         bc_rows = [bc_repeat(args, ns.bc_decisions, r + 1) for r in range(ns.repeats)]
-        for k, name in enumerate((f"bc record decisions/s [{args.bc_agent}]", "bc clone decisions/s (one epoch)")):
-            vals = [r[k] for r in bc_rows]
-            print(f"{name} [{Path(ns.config).stem}, torch_threads={args.torch_threads}]: "
-                  f"median {statistics.median(vals):.0f}, min {min(vals):.0f}, max {max(vals):.0f}")
+        where = f"[{Path(ns.config).stem}, {args.bc_agent}, torch_threads={args.torch_threads}]"
+        for k, name in enumerate(("bc record", "bc clone, one epoch")):
+            print(fmt(f"{name} {where}", [r[k] for r in bc_rows], "decisions/s"))
 
 
 if __name__ == "__main__":
