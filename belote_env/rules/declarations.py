@@ -28,25 +28,33 @@ class Declaration(NamedTuple):
         return f"{self.kind} {' '.join(CARD_NAMES[c] for c in cards_of(self.cards))}"
 
 
+def _runs(bits: int) -> tuple[tuple[int, int], ...]:
+    """(start rank, length) of each run of 3 or more consecutive ranks in an 8-bit suit pattern."""
+    out, rank = [], 0
+    while rank < 8:
+        if bits >> rank & 1:
+            start = rank
+            while rank < 8 and bits >> rank & 1:
+                rank += 1
+            if rank - start >= 3:
+                out.append((start, rank - start))
+        else:
+            rank += 1
+    return tuple(out)
+
+
+_RUNS = tuple(_runs(b) for b in range(256))
+_CARRE_MASKS = tuple((rank, pts, sum(1 << (8 * s + rank) for s in range(4))) for rank, pts in CARRE_POINTS.items())
+
+
 def hand_declarations(seat: int, hand: int) -> list[Declaration]:
     out = []
     for suit in range(4):
-        bits = hand >> (8 * suit) & 0xFF
-        rank = 0
-        while rank < 8:
-            if bits >> rank & 1:
-                start = rank
-                while rank < 8 and bits >> rank & 1:
-                    rank += 1
-                length = rank - start
-                if length >= 3:
-                    kind, pts = SEQUENCE_KINDS.get(length, ("cent", 100))
-                    cards = ((1 << length) - 1) << (8 * suit + start)
-                    out.append(Declaration(seat, kind, pts, rank - 1, suit, cards))
-            else:
-                rank += 1
-    for rank, pts in CARRE_POINTS.items():
-        cards = sum(1 << (8 * s + rank) for s in range(4))
+        for start, length in _RUNS[hand >> (8 * suit) & 0xFF]:
+            kind, pts = SEQUENCE_KINDS.get(length, ("cent", 100))
+            cards = ((1 << length) - 1) << (8 * suit + start)
+            out.append(Declaration(seat, kind, pts, start + length - 1, suit, cards))
+    for rank, pts, cards in _CARRE_MASKS:
         if hand & cards == cards:
             out.append(Declaration(seat, "carre", pts, rank, -1, cards))
     return out
