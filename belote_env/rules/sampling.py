@@ -50,18 +50,14 @@ def sample_deal(deal: DealState, seat: int, rng: random.Random) -> DealState:
     if not isinstance(seat, int) or not 0 <= seat <= 3:
         raise SamplingError(f"seat must be 0..3, got {seat!r}")
     info = _SeatInfo(deal, seat)
-    for _ in range(UNIFORM_TRIES):
-        hidden = info.draw_uniform(rng)
-        if hidden is not None:
-            st = info.build(hidden, rng)
-            if st is not None:
-                return st
-    for _ in range(FALLBACK_TRIES):
-        hidden = info.draw_constrained(rng)
-        if hidden is not None:
-            st = info.build(hidden, rng)
-            if st is not None:
-                return st
+    # Exact rejection sampling first, then the constrained (not exactly uniform) draw.
+    for draw, tries in ((info.draw_uniform, UNIFORM_TRIES), (info.draw_constrained, FALLBACK_TRIES)):
+        for _ in range(tries):
+            hidden = draw(rng)
+            if hidden is not None:
+                st = info.build(hidden, rng)
+                if st is not None:
+                    return st
     raise SamplingError(
         f"no deal consistent with seat {seat}'s information was found for position {deal.format()!r}"
     )
