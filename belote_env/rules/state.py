@@ -11,6 +11,7 @@ data with their clones. Two states are equal when their defining data are.
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import NamedTuple
 
@@ -203,7 +204,7 @@ class DealState:
         st.belote_points = self.belote_points[:]
         st.declaration_points = self.declaration_points[:]
         st._legal = None if self._legal is None else self._legal[:]
-        st.result = None if self.result is None else _copy_result(self.result)
+        st.result = None if self.result is None else copy.deepcopy(self.result)
         return st
 
     def __eq__(self, other) -> bool:
@@ -454,12 +455,6 @@ class DealState:
             except (IllegalActionError, NotationError) as e:
                 raise NotationError(f"move {i + 1} of the position ('moves' field): {e}") from None
         return st
-
-
-def _copy_result(r: DealResult) -> DealResult:
-    import copy
-
-    return copy.deepcopy(r)
 
 
 def _to_mask(h, what: str) -> int:
