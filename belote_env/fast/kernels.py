@@ -1,0 +1,1030 @@
+"""numba kernels of the batched engine: N tables as one struct-of-arrays.
+
+Each table is one row of an int64 matrix ``S`` (columns below), its random
+generator one row of ``MT`` (Python's MT19937, see :mod:`.mt`). The kernels
+are a transcription of ``belote_env.rules`` (section by section: dealing in
+``state.DealState.random``, calls in ``bidding``, cards in ``play``,
+declarations and belote in ``declarations``, scores in ``scoring``, the game
+in ``game``) and of ``belote_env.observation.encode``. They are not a second
+specification: ``tests/fast/`` replays every step on the rules core and
+compares observations, masks, seats, rewards and results bit for bit.
+
+Conventions: ``V`` is the variant as ints (:func:`.tables.variant_params`),
+``t`` a table index, seats are absolute 0..3, masks are 32-bit card sets in
+int64, actions the ids of ``belote_env.rules.actions``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..rules.actions import (
+    BID,
+    CAPOT_INDEX,
+    COINCHE,
+    EN_FACE,
+    EN_VOITURE,
+    GENERALE_INDEX,
+    NUM_ACTIONS,
+    PASS,
+    SURCOINCHE,
+    TAKE,
+)
+from ..rules.cards import ALL_TRUMP, KING, NO_TRUMP, QUEEN
+from .mt import STATE_SIZE, randbelow, shuffle
+from .tables import (
+    BID_VALUE,
+    BIDDING_AUCTION,
+    BIDDING_COBRECAF,
+    BIDDING_TAKE_OR_PASS,
+    CALL_BLOCK,
+    CARD_TOTAL,
+    CARRE_CARDS,
+    CARRE_POINTS,
+    CARRE_RANK,
+    COUNTING_ANNONCES,
+    COUNTING_FAITS,
+    HIGHER,
+    KIND_BID,
+    KIND_CAPOT,
+    KIND_COULEUR,
+    KIND_EN_FACE,
+    KIND_EN_VOITURE,
+    KIND_GENERALE,
+    KIND_TAKE,
+    LEVEL_INDEX,
+    O_BELOTE,
+    O_BIDDING_SYSTEM,
+    O_CALLS,
+    O_CARD_POINTS,
+    O_CONTRACT_KIND,
+    O_CONTRACT_STRAIN,
+    O_CONTRACT_VALUE,
+    O_DEALER,
+    O_DECLARATION_POINTS,
+    O_DECLARATIONS,
+    O_GAME,
+    O_HAND,
+    O_HIGH_CALL_SEAT,
+    O_LEVEL,
+    O_NUM_CALLS,
+    O_PASSES,
+    O_PHASE,
+    O_PLAYED,
+    O_TAKER,
+    O_TRICK,
+    O_TRICK_LEADER,
+    O_TRICK_NUMBER,
+    O_TRICK_WINNER,
+    O_TRICKS_WON,
+    O_TURNUP,
+    OUT_FAILED,
+    OUT_LITIGE,
+    OUT_MADE,
+    OUT_REDEAL,
+    P_ALL_TRUMP,
+    P_BIDDING,
+    P_COUNTING,
+    P_DECLARATIONS,
+    P_EPISODE_GAME,
+    P_FULL,
+    P_GENERALE,
+    P_MUST_BEAT_DEFENSE,
+    P_NSTRAINS,
+    P_OFFICIELLES,
+    P_OVERTRUMP_PARTNER,
+    P_REWARD_WIN,
+    P_SCORING,
+    P_STRAINS,
+    P_TARGET,
+    P_THRESHOLD_INCLUSIVE,
+    P_UNDERTRUMP,
+    POINTS,
+    RUN_COUNT,
+    RUN_LENGTH,
+    RUN_START,
+    SCORING_CLASSIC,
+    SCORING_COBRECAF,
+    SCORING_COINCHE,
+    SEQUENCE_POINTS,
+    STRENGTH,
+    SUIT_MASKS,
+    TRUMP_MASK,
+)
+
+# --- columns of S ------------------------------------------------------------
+
+_next = [0]
+
+
+def _col(n: int = 1) -> int:
+    start = _next[0]
+    _next[0] += n
+    return start
+
+
+# The game (GameState): kept across deals of an episode.
+DEALER = _col()
+GARDE = _col()
+SCORE = _col(2)  # game scores of teams 0, 1
+NDEALS = _col()  # deals dealt in this episode, redeals included
+LOGLEN = _col()  # actions in this episode (the LOG row)
+# The deal (DealState): cleared by deal_new from DEAL_START on.
+DEAL_START = _next[0]
+PHASE = _col()  # PH_BIDDING, PH_PLAY, PH_DONE
+SEAT = _col()
+HAND = _col(4)
+TURNUP = _col()
+STOCK = _col(11)
+NCALLS = _col()
+HIGH = _col()
+HIGH_SEAT = _col()
+LEVEL = _col()
+PASSES = _col()
+CALLBITS = _col(8)  # per seat, 2 words: bit (a - 32) for each non-pass call a it made
+SEAT_PASSES = _col(4)
+C_TAKER = _col()  # contract; -1 while there is none
+C_STRAIN = _col()
+C_VALUE = _col()
+C_VINDEX = _col()  # one-hot index of the value in the observation (-1 for 'take')
+C_KIND = _col()
+C_LEVEL = _col()
+C_CALLER = _col()
+LEADER = _col()
+LED = _col()
+WIN_CARD = _col()
+WIN_SEAT = _col()
+TRICK = _col(4)
+TRICK_LEN = _col()
+NTRICKS = _col()
+POINTS_WON = _col(2)
+TRICKS_WON = _col(4)
+PLAYED = _col(4)
+BELOTE_CARDS = _col(4)
+BELOTE_EVENTS = _col(4)  # per seat: bit 0 belote, bit 1 rebelote
+BELOTE_POINTS = _col(2)
+DECL_TEAM = _col()
+DECL_POINTS = _col(2)
+DECL_CARDS = _col(4)  # per seat, the cards of its declarations
+LAST_TRICK_SEAT = _col()
+R_SCORE = _col(2)  # the deal's result, once PHASE is PH_DONE
+R_OUTCOME = _col()
+R_GARDE_OUT = _col()
+NUM_COLUMNS = _next[0]
+
+PH_BIDDING, PH_PLAY, PH_DONE = 0, 1, 2
+NO_CALL_OUTCOME, CALL_REDEAL = -1, -2
+
+# Columns of the per-table info written when an episode ends.
+(I_SCORE0, I_SCORE1, I_WINNER, I_DEAL_SCORE0, I_DEAL_SCORE1, I_OUTCOME, I_TAKER, I_STRAIN, I_VALUE,
+ I_KIND, I_LEVEL, I_CALLER, I_CARD_POINTS0, I_CARD_POINTS1, I_DEALS) = range(15)
+NUM_INFO = 15
+
+MAX_CALLS = 128  # longer than any legal bidding (at most 11 bids, each after 3 passes, and the doublings)
+
+
+# --- dealing ------------------------------------------------------------------
+
+@njit(cache=True)
+def deal_new(V, S, t, mt, dealer, garde):
+    """DealState.random(variant, dealer, rng, garde): shuffle, deal, clear the deal columns."""
+    deck = np.arange(32, dtype=np.int64)
+    shuffle(mt, deck)
+    row = S[t]
+    row[DEAL_START:] = 0
+    n = 8 if V[P_FULL] else 5
+    for i in range(4):
+        m = 0
+        for c in deck[n * i:n * i + n]:
+            m |= 1 << c
+        row[HAND + ((dealer + 1 + i) & 3)] = m
+    if n == 8:
+        row[TURNUP] = -1
+    else:
+        row[TURNUP] = deck[20]
+        for k in range(11):
+            row[STOCK + k] = deck[21 + k]
+    row[DEALER] = dealer
+    row[GARDE] = garde
+    _clear_deal(row)
+
+
+@njit(cache=True)
+def _clear_deal(row):
+    row[PHASE] = PH_BIDDING
+    row[SEAT] = (row[DEALER] + 1) & 3
+    row[HIGH] = -1
+    row[HIGH_SEAT] = -1
+    row[LEVEL] = 1
+    row[C_TAKER] = -1
+    row[C_VINDEX] = -1
+    row[LEADER] = row[SEAT]
+    row[LED] = -1
+    row[WIN_CARD] = -1
+    row[WIN_SEAT] = -1
+    row[DECL_TEAM] = -1
+    row[LAST_TRICK_SEAT] = -1
+
+
+@njit(cache=True)
+def deal_from_hands(V, S, t, dealer, garde, hands, turnup, stock):
+    """DealState.from_hands: a deal from given cards (5 or 8 per hand, turn-up and stock for turn-up deals)."""
+    row = S[t]
+    row[DEAL_START:] = 0
+    for s in range(4):
+        row[HAND + s] = hands[s]
+    row[TURNUP] = turnup
+    if turnup >= 0:
+        for k in range(11):
+            row[STOCK + k] = stock[k]
+    row[DEALER] = dealer
+    row[GARDE] = garde
+    _clear_deal(row)
+
+
+# --- legal actions -------------------------------------------------------------
+
+@njit(cache=True)
+def legal_cards(V, row):
+    """play.legal_cards for the seat to act."""
+    seat = row[SEAT]
+    hand = row[HAND + seat]
+    led = row[LED]
+    if led < 0:
+        return hand
+    follow = hand & SUIT_MASKS[led]
+    strain = row[C_STRAIN]
+    win_card = row[WIN_CARD]
+    partner_winning = (row[WIN_SEAT] ^ seat) == 2
+    if strain < 4:
+        if follow:
+            if led == strain and (V[P_OVERTRUMP_PARTNER] or not partner_winning):
+                higher = follow & HIGHER[strain, win_card]
+                if higher:
+                    return higher
+            return follow
+        if partner_winning:
+            return hand
+        trumps = hand & TRUMP_MASK[strain]
+        if not trumps:
+            return hand
+        if win_card >> 3 == strain:
+            higher = trumps & HIGHER[strain, win_card]
+            if higher:
+                return higher
+            return trumps if V[P_UNDERTRUMP] else hand
+        return trumps
+    if follow:
+        if strain == ALL_TRUMP:
+            higher = follow & HIGHER[strain, win_card]
+            if higher:
+                return higher
+        return follow
+    return hand
+
+
+@njit(cache=True)
+def _doubling_calls(row, seat, buf):
+    buf[0] = PASS
+    if row[LEVEL] == 2 and ((seat ^ row[HIGH_SEAT]) & 1) == 0:
+        buf[1] = SURCOINCHE
+        return 2
+    return 1
+
+
+@njit(cache=True)
+def legal_calls(V, row, buf):
+    """bidding.*_legal: the legal calls of the seat to speak, ascending, into buf; returns their number."""
+    seat = row[SEAT]
+    system = V[P_BIDDING]
+    if system == BIDDING_TAKE_OR_PASS:
+        up = row[TURNUP] >> 3
+        buf[0] = PASS
+        if row[NCALLS] < 4:
+            buf[1] = TAKE + up
+            return 2
+        n = 1
+        for k in range(V[P_NSTRAINS]):
+            s = V[P_STRAINS + k]
+            if s != up:
+                buf[n] = TAKE + s
+                n += 1
+        return n
+    if row[LEVEL] > 1:
+        return _doubling_calls(row, seat, buf)
+    high = row[HIGH]
+    buf[0] = PASS
+    n = 1
+    if high >= 0 and ((seat ^ row[HIGH_SEAT]) & 1) == 1:
+        buf[1] = COINCHE
+        n = 2
+    if system == BIDDING_AUCTION:
+        first = 0 if high < 0 else (high - BID) // 6 + 1
+        last = GENERALE_INDEX if V[P_GENERALE] else CAPOT_INDEX
+        for vi in range(first, last + 1):
+            for k in range(V[P_NSTRAINS]):
+                buf[n] = BID + 6 * vi + V[P_STRAINS + k]
+                n += 1
+        return n
+    # cobrecaf_81
+    rank = -1 if high < 0 else _call_rank(high)
+    if rank < 0:
+        if row[NCALLS] < 4:
+            buf[n] = TAKE + (row[TURNUP] >> 3)
+            n += 1
+        else:
+            for s in range(4):
+                buf[n] = TAKE + s
+                n += 1
+    if rank < 1:
+        for s in range(4):
+            buf[n] = BID + 6 * CAPOT_INDEX + s
+            n += 1
+    if rank < 2:
+        for s in range(4):
+            buf[n] = EN_VOITURE + s
+            n += 1
+    if rank < 0:
+        buf[n] = EN_FACE
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _call_rank(a):
+    """Couleur / En face 0, Capot 1, En voiture 2."""
+    if a >= EN_VOITURE and a != EN_FACE:
+        return 2
+    if a >= BID and a != EN_FACE:
+        return 1
+    return 0
+
+
+@njit(cache=True)
+def legal_list(V, row, buf):
+    """The legal action ids of the seat to act, ascending, into buf; returns their number."""
+    phase = row[PHASE]
+    if phase == PH_PLAY:
+        m = legal_cards(V, row)
+        n = 0
+        while m:
+            low = m & -m
+            c = 0
+            while (low >> c) != 1:
+                c += 1
+            buf[n] = c
+            n += 1
+            m ^= low
+        return n
+    if phase == PH_BIDDING:
+        return legal_calls(V, row, buf)
+    return 0
+
+
+@njit(cache=True)
+def write_mask(V, row, out, buf):
+    """The legal actions as a bool row of 112."""
+    out[:] = False
+    n = legal_list(V, row, buf)
+    for k in range(n):
+        out[buf[k]] = True
+
+
+# --- calls -----------------------------------------------------------------------
+
+@njit(cache=True)
+def _set_contract(V, row, taker, strain, value, vindex, kind, level, caller):
+    row[C_TAKER] = taker
+    row[C_STRAIN] = strain
+    row[C_VALUE] = value
+    row[C_VINDEX] = vindex
+    row[C_KIND] = kind
+    row[C_LEVEL] = level
+    row[C_CALLER] = caller
+
+
+@njit(cache=True)
+def _auction_contract(V, row):
+    a = row[HIGH]
+    vi = (a - BID) // 6
+    kind = KIND_CAPOT if vi == CAPOT_INDEX else KIND_GENERALE if vi == GENERALE_INDEX else KIND_BID
+    _set_contract(V, row, row[HIGH_SEAT], (a - BID) % 6, BID_VALUE[vi], vi, kind, row[LEVEL], row[HIGH_SEAT])
+
+
+@njit(cache=True)
+def _cobrecaf_contract(V, row):
+    a = row[HIGH]
+    caller = row[HIGH_SEAT]
+    if a == EN_FACE:
+        _set_contract(V, row, (caller + 2) & 3, row[TURNUP] >> 3, 81, 11, KIND_EN_FACE, row[LEVEL], caller)
+    elif a >= EN_VOITURE:
+        _set_contract(V, row, caller, a - EN_VOITURE, 81, 11, KIND_EN_VOITURE, row[LEVEL], caller)
+    elif a >= BID:
+        _set_contract(V, row, caller, (a - BID) % 6, 81, 11, KIND_CAPOT, row[LEVEL], caller)
+    else:
+        _set_contract(V, row, caller, a - TAKE, 81, 11, KIND_COULEUR, row[LEVEL], caller)
+
+
+@njit(cache=True)
+def _make_contract(V, row):
+    if V[P_BIDDING] == BIDDING_AUCTION:
+        _auction_contract(V, row)
+    else:
+        _cobrecaf_contract(V, row)
+
+
+@njit(cache=True)
+def _doubling_apply(V, row, seat, a, redeal_passes):
+    """bidding._doubling_apply: returns 1 when the bidding is over with a contract, CALL_REDEAL, or 0."""
+    if a == PASS:
+        row[PASSES] += 1
+        if row[HIGH] < 0:
+            return CALL_REDEAL if row[PASSES] == redeal_passes else 0
+        if row[PASSES] == 3:
+            _make_contract(V, row)
+            return 1
+        return 0
+    row[PASSES] = 0
+    if a == COINCHE:
+        row[LEVEL] = 2
+        return 0
+    if a == SURCOINCHE:
+        row[LEVEL] = 4
+        _make_contract(V, row)
+        return 1
+    row[HIGH] = a
+    row[HIGH_SEAT] = seat
+    return 0
+
+
+@njit(cache=True)
+def apply_call(V, row, a):
+    """DealState._call."""
+    seat = row[SEAT]
+    row[NCALLS] += 1
+    if a == PASS:
+        row[SEAT_PASSES + seat] += 1
+    else:
+        bit = a - PASS
+        row[CALLBITS + 2 * seat + (bit >> 6)] |= 1 << (bit & 63)
+    system = V[P_BIDDING]
+    if system == BIDDING_TAKE_OR_PASS:
+        if a == PASS:
+            outcome = CALL_REDEAL if row[NCALLS] == 8 else 0
+        else:
+            _set_contract(V, row, seat, a - TAKE, 0, -1, KIND_TAKE, 1, seat)
+            outcome = 1
+    elif system == BIDDING_AUCTION:
+        outcome = _doubling_apply(V, row, seat, a, 4)
+    else:
+        outcome = _doubling_apply(V, row, seat, a, 8)
+    if outcome == 0:
+        row[SEAT] = (seat + 1) & 3
+    elif outcome == CALL_REDEAL:
+        row[PHASE] = PH_DONE
+        row[R_SCORE] = 0
+        row[R_SCORE + 1] = 0
+        row[R_OUTCOME] = OUT_REDEAL
+        row[R_GARDE_OUT] = row[GARDE]
+    else:
+        _start_play(V, row)
+
+
+# --- start of play: turn-up, belote, declarations ----------------------------------
+
+@njit(cache=True)
+def _start_play(V, row):
+    """DealState._start_play."""
+    taker = row[C_TAKER]
+    strain = row[C_STRAIN]
+    if row[TURNUP] >= 0:
+        row[HAND + taker] |= 1 << row[TURNUP]
+        k = 0
+        for i in range(1, 5):
+            seat = (row[DEALER] + i) & 3
+            for _ in range(2 if seat == taker else 3):
+                row[HAND + seat] |= 1 << row[STOCK + k]
+                k += 1
+    if strain != NO_TRUMP:
+        for suit in range(4):
+            if strain != ALL_TRUMP and suit != strain:
+                continue
+            pair = (1 << (8 * suit + KING)) | (1 << (8 * suit + QUEEN))
+            for seat in range(4):
+                if row[HAND + seat] & pair == pair:
+                    row[BELOTE_CARDS + seat] |= pair
+    if V[P_DECLARATIONS]:
+        _declarations(row, strain)
+    row[PHASE] = PH_PLAY
+    lead = taker if row[C_KIND] == KIND_GENERALE else (row[DEALER] + 1) & 3
+    row[LEADER] = lead
+    row[SEAT] = lead
+
+
+@njit(cache=True)
+def _declarations(row, strain):
+    """declarations.hand_declarations for each seat, then best_team."""
+    seat_of = np.empty(16, np.int64)
+    points = np.empty(16, np.int64)
+    top = np.empty(16, np.int64)
+    suit_of = np.empty(16, np.int64)
+    n = 0
+    for seat in range(4):
+        hand = row[HAND + seat]
+        cards = 0
+        for suit in range(4):
+            bits = (hand >> (8 * suit)) & 0xFF
+            for k in range(RUN_COUNT[bits]):
+                start = RUN_START[bits, k]
+                length = RUN_LENGTH[bits, k]
+                seat_of[n] = seat
+                points[n] = SEQUENCE_POINTS[length]
+                top[n] = start + length - 1
+                suit_of[n] = suit
+                n += 1
+                cards |= ((1 << length) - 1) << (8 * suit + start)
+        for k in range(CARRE_RANK.shape[0]):
+            if hand & CARRE_CARDS[k] == CARRE_CARDS[k]:
+                seat_of[n] = seat
+                points[n] = CARRE_POINTS[k]
+                top[n] = CARRE_RANK[k]
+                suit_of[n] = -1
+                n += 1
+                cards |= CARRE_CARDS[k]
+        row[DECL_CARDS + seat] = cards
+    team = -1
+    for tm in range(2):
+        for i in range(n):
+            if seat_of[i] & 1 != tm:
+                continue
+            best = True
+            for j in range(n):
+                if seat_of[j] & 1 != tm and _compare(points[i], top[i], suit_of[i], points[j], top[j], suit_of[j], strain) <= 0:
+                    best = False
+                    break
+            if best:
+                team = tm
+                break
+        if team >= 0:
+            break
+    row[DECL_TEAM] = team
+    if team >= 0:
+        total = 0
+        for i in range(n):
+            if seat_of[i] & 1 == team:
+                total += points[i]
+        row[DECL_POINTS + team] = total
+
+
+@njit(cache=True)
+def _compare(pa, ta, sa, pb, tb, sb, strain):
+    """declarations._compare: >0 if a beats b, <0 if b beats a, 0 for a tie."""
+    if pa != pb:
+        return pa - pb
+    if sa < 0 or sb < 0:
+        return 0
+    if ta != tb:
+        return ta - tb
+    a_trump = 1 if (strain == ALL_TRUMP or sa == strain) else 0
+    b_trump = 1 if (strain == ALL_TRUMP or sb == strain) else 0
+    return a_trump - b_trump
+
+
+# --- card play ----------------------------------------------------------------------
+
+@njit(cache=True)
+def apply_card(V, row, card):
+    """DealState._play."""
+    seat = row[SEAT]
+    bit = 1 << card
+    row[HAND + seat] ^= bit
+    row[PLAYED + seat] |= bit
+    if row[BELOTE_CARDS + seat] & bit:
+        pair = row[BELOTE_CARDS + seat] & (0xFF << (card & ~7))
+        if row[PLAYED + seat] & pair == pair:
+            row[BELOTE_EVENTS + seat] |= 2
+            row[BELOTE_POINTS + (seat & 1)] += 20
+        else:
+            row[BELOTE_EVENTS + seat] |= 1
+    strain = row[C_STRAIN]
+    n = row[TRICK_LEN]
+    if n == 0:
+        row[LED] = card >> 3
+        row[WIN_CARD] = card
+        row[WIN_SEAT] = seat
+    else:
+        win = row[WIN_CARD]
+        if card >> 3 == win >> 3:
+            beats = STRENGTH[strain, card] > STRENGTH[strain, win]
+        else:
+            beats = (TRUMP_MASK[strain] >> card) & 1 == 1
+        if beats:
+            row[WIN_CARD] = card
+            row[WIN_SEAT] = seat
+    row[TRICK + n] = card
+    n += 1
+    row[TRICK_LEN] = n
+    if n < 4:
+        row[SEAT] = (seat + 1) & 3
+        return
+    rules = V[P_OFFICIELLES]
+    pts = 0
+    for i in range(4):
+        pts += POINTS[strain, rules, row[TRICK + i]]
+    winner = row[WIN_SEAT]
+    row[POINTS_WON + (winner & 1)] += pts
+    row[TRICKS_WON + winner] += 1
+    row[NTRICKS] += 1
+    row[TRICK_LEN] = 0
+    row[LED] = -1
+    row[LEADER] = winner
+    row[SEAT] = winner
+    if row[NTRICKS] == 8:
+        row[PHASE] = PH_DONE
+        row[LAST_TRICK_SEAT] = winner
+        score_deal(V, row)
+
+
+@njit(cache=True)
+def apply_action(V, row, a):
+    """DealState.apply for a legal action."""
+    if a < 32:
+        apply_card(V, row, a)
+    else:
+        apply_call(V, row, a)
+
+
+# --- scoring (scoring.py) ----------------------------------------------------------------
+
+@njit(cache=True)
+def _round10(x):
+    return (x + 5) // 10 * 10
+
+
+@njit(cache=True)
+def score_deal(V, row):
+    """scoring.score_deal of the deal just played out: R_SCORE, R_OUTCOME, R_GARDE_OUT."""
+    taker = row[C_TAKER]
+    t = taker & 1
+    d = 1 - t
+    tricks0 = row[TRICKS_WON] + row[TRICKS_WON + 2]
+    capot = 0 if tricks0 == 8 else 1 if tricks0 == 0 else -1
+    last = row[LAST_TRICK_SEAT] & 1
+    cards = (row[POINTS_WON], row[POINTS_WON + 1])
+    belote = (row[BELOTE_POINTS], row[BELOTE_POINTS + 1])
+    decl = (row[DECL_POINTS], row[DECL_POINTS + 1])
+    kind = row[C_KIND]
+    value = row[C_VALUE]
+    m = row[C_LEVEL]
+    strain = row[C_STRAIN]
+    rules = V[P_OFFICIELLES]
+    scoring = V[P_SCORING]
+    garde_in = row[GARDE]
+    garde_out = 0
+    s0 = 0
+    s1 = 0
+    if scoring == SCORING_CLASSIC or scoring == SCORING_COINCHE:
+        der = 100 if capot >= 0 else 10
+        p0 = cards[0] + (der if last == 0 else 0) + belote[0] + decl[0]
+        p1 = cards[1] + (der if last == 1 else 0) + belote[1] + decl[1]
+        pt = p0 if t == 0 else p1
+        pd = p1 if t == 0 else p0
+        st = 0
+        sd = 0
+        if scoring == SCORING_CLASSIC:
+            if pt > pd:
+                outcome = OUT_MADE
+                st = pt + garde_in
+                sd = pd
+            elif pt < pd:
+                outcome = OUT_FAILED
+                sd = CARD_TOTAL[strain, rules] + (100 if capot == d else 10) + decl[0] + decl[1] + belote[d] + garde_in
+                st = belote[t]
+            else:
+                outcome = OUT_LITIGE
+                sd = pd
+                garde_out = garde_in + pt
+        else:
+            if kind == KIND_CAPOT:
+                made = capot == t
+            elif kind == KIND_GENERALE:
+                made = row[TRICKS_WON + taker] == 8
+            else:
+                made = pt >= value and pt > pd
+            if made:
+                outcome = OUT_MADE
+                if m == 1:
+                    st = (_round10(pt) if rules else pt) + value
+                    sd = _round10(pd) if rules else pd
+                elif kind == KIND_CAPOT or kind == KIND_GENERALE:
+                    total = CARD_TOTAL[strain, rules] + 100
+                    st = ((_round10(total) if rules else total) + value) * m
+                    sd = belote[d]
+                else:
+                    st = (160 + value) * m
+                    sd = belote[d]
+            else:
+                outcome = OUT_FAILED
+                sd = (160 + value) * m + belote[d] + decl[0] + decl[1]
+                st = belote[t]
+        if t == 0:
+            s0, s1 = st, sd
+        else:
+            s0, s1 = sd, st
+    elif scoring == SCORING_COBRECAF:
+        pts0 = cards[0] + (10 if last == 0 else 0)
+        pts1 = cards[1] + (10 if last == 1 else 0)
+        p = pts0 if t == 0 else pts1
+        if kind == KIND_CAPOT:
+            made = capot == t
+        elif V[P_THRESHOLD_INCLUSIVE]:
+            made = p >= 81
+        else:
+            made = p > 81
+        st = 0
+        sd = 0
+        if made:
+            outcome = OUT_MADE
+            if kind == KIND_COULEUR or kind == KIND_EN_FACE:
+                st = 81 * m + (p - 81)
+                sd = pts1 if t == 0 else pts0
+            else:
+                st = 81 * m + 81
+        else:
+            outcome = OUT_FAILED
+            sd = 81 * m + 81
+        if t == 0:
+            s0, s1 = st + belote[0], sd + belote[1]
+        else:
+            s0, s1 = sd + belote[0], st + belote[1]
+    else:  # contree
+        raw0 = cards[0] + (10 if last == 0 else 0)
+        raw1 = cards[1] + (10 if last == 1 else 0)
+        raw_t = raw0 if t == 0 else raw1
+        raw_d = raw1 if t == 0 else raw0
+        p_taker = raw_t + belote[t]
+        if kind == KIND_CAPOT:
+            made = capot == t
+        else:
+            made = p_taker >= value and (not V[P_MUST_BEAT_DEFENSE] or p_taker > raw_d)
+        faits_w = 0
+        annonces_w = 0
+        faits_other = 0
+        if made:
+            outcome = OUT_MADE
+            if kind == KIND_CAPOT:
+                faits_w, annonces_w = 500 * m, 250 * m
+            elif capot == t:
+                faits_w, annonces_w = 250 * m, value * m
+            elif m == 1:
+                faits_w, faits_other = _round10(raw_t), _round10(raw_d)
+                annonces_w = value
+            else:
+                faits_w, annonces_w = 160 * m, value * m
+            winner = t
+        else:
+            outcome = OUT_FAILED
+            if kind == KIND_CAPOT:
+                faits_w, annonces_w = 500 * m, 250 * m
+            else:
+                faits_w, annonces_w = 160 * m, value * m
+            winner = d
+        counting = V[P_COUNTING]
+        if counting == COUNTING_FAITS:
+            sw, so = faits_w, faits_other
+        elif counting == COUNTING_ANNONCES:
+            sw, so = annonces_w, 0
+        else:
+            sw = faits_w + annonces_w
+            so = faits_other if (made and m == 1) else 0
+        if winner == 0:
+            s0, s1 = sw + belote[0], so + belote[1]
+        else:
+            s0, s1 = so + belote[0], sw + belote[1]
+    row[R_SCORE] = s0
+    row[R_SCORE + 1] = s1
+    row[R_OUTCOME] = outcome
+    row[R_GARDE_OUT] = garde_out
+
+
+# --- observation (observation.encode) --------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _put_mask(out, offset, mask):
+    for c in range(32):
+        if (mask >> c) & 1:
+            out[offset + c] = 1.0
+
+
+@njit(cache=True)
+def encode(V, row, seat, out):
+    """observation.encode(game, seat) of the table in ``row``, into ``out`` (float32[853])."""
+    out[:] = 0.0
+    _put_mask(out, O_HAND, row[HAND + seat])
+    if row[TURNUP] >= 0:
+        out[O_TURNUP + row[TURNUP]] = 1.0
+    for s in range(4):
+        r = (s - seat) & 3
+        for w in range(2):
+            bits = row[CALLBITS + 2 * s + w]
+            base = O_CALLS + CALL_BLOCK * r + 64 * w
+            while bits:
+                low = bits & -bits
+                b = 0
+                while (low >> b) != 1:
+                    b += 1
+                out[base + b] = 1.0
+                bits ^= low
+        out[O_PASSES + r] = row[SEAT_PASSES + s] / 8
+    out[O_NUM_CALLS] = row[NCALLS] / 32
+    if row[HIGH_SEAT] >= 0:
+        out[O_HIGH_CALL_SEAT + ((row[HIGH_SEAT] - seat) & 3)] = 1.0
+    has_contract = row[C_TAKER] >= 0
+    level = row[C_LEVEL] if has_contract else row[LEVEL]
+    out[O_LEVEL + LEVEL_INDEX[level]] = 1.0
+    if has_contract:
+        out[O_CONTRACT_STRAIN + row[C_STRAIN]] = 1.0
+        if row[C_VINDEX] >= 0:
+            out[O_CONTRACT_VALUE + row[C_VINDEX]] = 1.0
+        out[O_CONTRACT_KIND + row[C_KIND]] = 1.0
+        out[O_TAKER + ((row[C_TAKER] - seat) & 3)] = 1.0
+    phase = row[PHASE]
+    if phase == PH_PLAY:
+        leader = row[LEADER]
+        for i in range(row[TRICK_LEN]):
+            out[O_TRICK + 32 * ((leader + i - seat) & 3) + row[TRICK + i]] = 1.0
+        out[O_TRICK_LEADER + ((leader - seat) & 3)] = 1.0
+        if row[TRICK_LEN]:
+            out[O_TRICK_WINNER + ((row[WIN_SEAT] - seat) & 3)] = 1.0
+    for s in range(4):
+        _put_mask(out, O_PLAYED + 32 * ((s - seat) & 3), row[PLAYED + s])
+    team = row[DECL_TEAM]
+    if row[NTRICKS] > 0 and team >= 0:
+        for s in range(4):
+            if s & 1 == team:
+                _put_mask(out, O_DECLARATIONS + 32 * ((s - seat) & 3), row[DECL_CARDS + s])
+        out[O_DECLARATION_POINTS + (0 if team == seat & 1 else 1)] = row[DECL_POINTS + team] / 100
+    for s in range(4):
+        ev = row[BELOTE_EVENTS + s]
+        r = (s - seat) & 3
+        if ev & 1:
+            out[O_BELOTE + 2 * r] = 1.0
+        if ev & 2:
+            out[O_BELOTE + 2 * r + 1] = 1.0
+    out[O_TRICK_NUMBER + row[NTRICKS]] = 1.0
+    out[O_DEALER + ((row[DEALER] - seat) & 3)] = 1.0
+    me = seat & 1
+    out[O_CARD_POINTS] = row[POINTS_WON + me] / 162
+    out[O_CARD_POINTS + 1] = row[POINTS_WON + 1 - me] / 162
+    tw = row[TRICKS_WON + seat] + row[TRICKS_WON + (seat ^ 2)]
+    out[O_TRICKS_WON] = tw / 8
+    out[O_TRICKS_WON + 1] = (row[NTRICKS] - tw) / 8
+    if phase == PH_BIDDING:
+        out[O_PHASE] = 1.0
+    elif phase == PH_PLAY:
+        out[O_PHASE + 1] = 1.0
+    out[O_BIDDING_SYSTEM + V[P_BIDDING]] = 1.0
+    if V[P_EPISODE_GAME]:
+        target = V[P_TARGET]
+        out[O_GAME] = row[SCORE + me] / target
+        out[O_GAME + 1] = row[SCORE + 1 - me] / target
+        out[O_GAME + 2] = row[GARDE] / target
+        out[O_GAME + 3] = target / 3000
+
+
+# --- the game (game.GameState) and the batched step ------------------------------------------------
+
+@njit(cache=True)
+def new_episode(V, S, MT, MT0, t):
+    """GameState(variant, rng=the table's generator): scores 0, dealer 0, first deal."""
+    MT0[t, :] = MT[t, :]
+    row = S[t]
+    row[SCORE] = 0
+    row[SCORE + 1] = 0
+    row[NDEALS] = 1
+    row[LOGLEN] = 0
+    deal_new(V, S, t, MT[t], 0, 0)
+
+
+@njit(cache=True)
+def _end_deal(V, scale, S, MT, MT0, t, rew, info):
+    """GameState._end_deal and the AEC env's rewards; returns True when the episode is over."""
+    row = S[t]
+    outcome = row[R_OUTCOME]
+    row[SCORE] += row[R_SCORE]
+    row[SCORE + 1] += row[R_SCORE + 1]
+    over = False
+    winner = -1
+    game = V[P_EPISODE_GAME]
+    if outcome != OUT_REDEAL:
+        if not game:
+            over = True
+            winner = 0 if row[SCORE] > row[SCORE + 1] else 1 if row[SCORE + 1] > row[SCORE] else -1
+        elif max(row[SCORE], row[SCORE + 1]) >= V[P_TARGET] and row[SCORE] != row[SCORE + 1]:
+            over = True
+            winner = 0 if row[SCORE] > row[SCORE + 1] else 1
+        if not V[P_REWARD_WIN]:
+            r = (row[R_SCORE] - row[R_SCORE + 1]) / scale
+            for s in range(4):
+                rew[t, s] = r if s & 1 == 0 else -r
+        elif over:
+            for s in range(4):
+                rew[t, s] = 0.0 if winner < 0 else (1.0 if (s & 1) == winner else -1.0)
+    if over:
+        info[t, I_SCORE0] = row[SCORE]
+        info[t, I_SCORE1] = row[SCORE + 1]
+        info[t, I_WINNER] = winner
+        info[t, I_DEAL_SCORE0] = row[R_SCORE]
+        info[t, I_DEAL_SCORE1] = row[R_SCORE + 1]
+        info[t, I_OUTCOME] = outcome
+        info[t, I_TAKER] = row[C_TAKER]
+        info[t, I_STRAIN] = row[C_STRAIN]
+        info[t, I_VALUE] = row[C_VALUE]
+        info[t, I_KIND] = row[C_KIND]
+        info[t, I_LEVEL] = row[C_LEVEL]
+        info[t, I_CALLER] = row[C_CALLER]
+        info[t, I_CARD_POINTS0] = row[POINTS_WON]
+        info[t, I_CARD_POINTS1] = row[POINTS_WON + 1]
+        info[t, I_DEALS] = row[NDEALS]
+        new_episode(V, S, MT, MT0, t)
+        return True
+    garde = row[R_GARDE_OUT]
+    row[NDEALS] += 1
+    deal_new(V, S, t, MT[t], (row[DEALER] + 1) & 3, garde)
+    return False
+
+
+@njit(cache=True)
+def check_actions(S, LEGAL, actions):
+    """Index of the first table whose action is not legal, or -1."""
+    for t in range(actions.shape[0]):
+        a = actions[t]
+        if a < 0 or a >= NUM_ACTIONS or not LEGAL[t, a]:
+            return t
+    return -1
+
+
+@njit(cache=True)
+def observe(V, S, LEGAL, obs, mask, seat_out, buf):
+    """Seat to act, its legal mask (kept in LEGAL) and its observation, for every table."""
+    for t in range(S.shape[0]):
+        row = S[t]
+        write_mask(V, row, LEGAL[t], buf)
+        mask[t, :] = LEGAL[t, :]
+        seat = row[SEAT]
+        seat_out[t] = seat
+        encode(V, row, seat, obs[t])
+
+
+@njit(cache=True)
+def step(V, scale, S, MT, MT0, LOG, LEGAL, actions, obs, mask, seat_out, rew, done, info):
+    """Apply one legal action per table (checked beforehand by check_actions), reset finished
+    episodes, then observe every table. Returns the largest episode log length."""
+    buf = np.empty(MAX_CALLS, np.int64)
+    longest = 0
+    for t in range(S.shape[0]):
+        row = S[t]
+        a = actions[t]
+        n = row[LOGLEN]
+        LOG[t, n] = a
+        row[LOGLEN] = n + 1
+        apply_action(V, row, a)
+        if row[PHASE] == PH_DONE:
+            done[t] = _end_deal(V, scale, S, MT, MT0, t, rew, info)
+        if row[LOGLEN] > longest:
+            longest = row[LOGLEN]
+        write_mask(V, row, LEGAL[t], buf)
+        mask[t, :] = LEGAL[t, :]
+        seat = row[SEAT]
+        seat_out[t] = seat
+        encode(V, row, seat, obs[t])
+    return longest
+
+
+@njit(cache=True)
+def reset_tables(V, S, MT, MT0):
+    for t in range(S.shape[0]):
+        new_episode(V, S, MT, MT0, t)
+
+
+# --- whole random deals --------------------------------------------------------------------------
+
+@njit(cache=True)
+def rollout(V, mt, num_deals, scores, outcomes):
+    """``play_random_deal(variant, rng, dealer=k % 4)`` for k < num_deals, rng = the generator in mt:
+    random deals, uniformly random legal actions (``rng.choice``), scores and outcomes out."""
+    S = np.zeros((1, NUM_COLUMNS), np.int64)
+    row = S[0]
+    buf = np.empty(MAX_CALLS, np.int64)
+    for k in range(num_deals):
+        deal_new(V, S, 0, mt, k & 3, 0)
+        while row[PHASE] != PH_DONE:
+            n = legal_list(V, row, buf)
+            apply_action(V, row, buf[randbelow(mt, n)])
+        scores[k, 0] = row[R_SCORE]
+        scores[k, 1] = row[R_SCORE + 1]
+        outcomes[k] = row[R_OUTCOME]
+
+
+STATE_WORDS = STATE_SIZE

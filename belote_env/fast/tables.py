@@ -1,0 +1,137 @@
+"""Constant tables of the kernels, every one built from ``belote_env.rules``.
+
+Nothing here restates a rule: card points, trick strength, the cards that
+beat a card, declaration runs and carres, bid values and the variant's
+switches are read from the rules core, so the kernels cannot drift from it on
+a constant. numba freezes these module-level arrays into the compiled code.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..observation import BIDDING_SYSTEMS, CONTRACT_KINDS, LEVELS, OBS_SIZE, SEGMENTS
+from ..rewards import REWARD_KINDS, REWARD_SCALE
+from ..rules.actions import BID_VALUES, NUM_ACTIONS
+from ..rules.cards import SUIT_MASK, strain_table
+from ..rules.declarations import _CARRE_MASKS, _RUNS, SEQUENCE_KINDS
+from ..rules.scoring import FAILED, LITIGE, MADE, REDEAL
+from ..rules.variant import COUNTINGS, RULESETS, SCORINGS, Variant
+
+# --- cards -----------------------------------------------------------------
+
+# [strain 0..5][rules 0 maison / 1 officielles][card]
+POINTS = np.array(
+    [[strain_table(s, r).points for r in RULESETS] for s in range(6)], dtype=np.int64
+)
+CARD_TOTAL = POINTS.sum(axis=2)
+# Strength and the masks of higher cards do not depend on the rules.
+STRENGTH = np.array([strain_table(s, "maison").strength for s in range(6)], dtype=np.int64)
+HIGHER = np.array([strain_table(s, "maison").higher for s in range(6)], dtype=np.int64)
+TRUMP_MASK = np.array([strain_table(s, "maison").trump_mask for s in range(6)], dtype=np.int64)
+SUIT_MASKS = np.array(SUIT_MASK, dtype=np.int64)
+
+# --- declarations ----------------------------------------------------------
+
+# Runs of 3+ consecutive ranks in an 8-bit suit pattern: at most 2 per pattern.
+RUN_COUNT = np.array([len(r) for r in _RUNS], dtype=np.int64)
+RUN_START = np.zeros((256, 2), dtype=np.int64)
+RUN_LENGTH = np.zeros((256, 2), dtype=np.int64)
+for _b, _runs in enumerate(_RUNS):
+    for _k, (_start, _length) in enumerate(_runs):
+        RUN_START[_b, _k] = _start
+        RUN_LENGTH[_b, _k] = _length
+# Points of a sequence by length 0..8 (0 below a tierce).
+SEQUENCE_POINTS = np.array(
+    [0, 0, 0] + [SEQUENCE_KINDS.get(n, ("cent", 100))[1] for n in range(3, 9)], dtype=np.int64
+)
+CARRE_RANK = np.array([rank for rank, _, _ in _CARRE_MASKS], dtype=np.int64)
+CARRE_POINTS = np.array([pts for _, pts, _ in _CARRE_MASKS], dtype=np.int64)
+CARRE_CARDS = np.array([cards for _, _, cards in _CARRE_MASKS], dtype=np.int64)
+
+# --- calls and contracts ---------------------------------------------------
+
+BID_VALUE = np.array(BID_VALUES, dtype=np.int64)
+KIND_TAKE, KIND_BID, KIND_CAPOT, KIND_GENERALE, KIND_COULEUR, KIND_EN_FACE, KIND_EN_VOITURE = (
+    CONTRACT_KINDS.index(k) for k in ("take", "bid", "capot", "generale", "couleur", "en_face", "en_voiture")
+)
+OUTCOMES = (MADE, FAILED, LITIGE, REDEAL)
+OUT_MADE, OUT_FAILED, OUT_LITIGE, OUT_REDEAL = range(4)
+LEVEL_INDEX = np.array([-1, LEVELS.index(1), LEVELS.index(2), -1, LEVELS.index(4)], dtype=np.int64)
+
+# --- observation offsets (belote_env.observation.SEGMENTS) -------------------
+
+O_HAND = SEGMENTS["hand"][0]
+O_TURNUP = SEGMENTS["turnup"][0]
+O_CALLS = SEGMENTS["calls"][0]
+O_PASSES = SEGMENTS["passes"][0]
+O_NUM_CALLS = SEGMENTS["num_calls"][0]
+O_HIGH_CALL_SEAT = SEGMENTS["high_call_seat"][0]
+O_CONTRACT_STRAIN = SEGMENTS["contract_strain"][0]
+O_CONTRACT_VALUE = SEGMENTS["contract_value"][0]
+O_CONTRACT_KIND = SEGMENTS["contract_kind"][0]
+O_TAKER = SEGMENTS["taker"][0]
+O_LEVEL = SEGMENTS["level"][0]
+O_TRICK = SEGMENTS["trick"][0]
+O_TRICK_LEADER = SEGMENTS["trick_leader"][0]
+O_TRICK_WINNER = SEGMENTS["trick_winner"][0]
+O_PLAYED = SEGMENTS["played"][0]
+O_DECLARATIONS = SEGMENTS["declarations"][0]
+O_DECLARATION_POINTS = SEGMENTS["declaration_points"][0]
+O_BELOTE = SEGMENTS["belote"][0]
+O_TRICK_NUMBER = SEGMENTS["trick_number"][0]
+O_DEALER = SEGMENTS["dealer"][0]
+O_CARD_POINTS = SEGMENTS["card_points"][0]
+O_TRICKS_WON = SEGMENTS["tricks_won"][0]
+O_PHASE = SEGMENTS["phase"][0]
+O_BIDDING_SYSTEM = SEGMENTS["bidding_system"][0]
+O_GAME = SEGMENTS["game"][0]
+CALL_BLOCK = SEGMENTS["calls"][1] // 4
+
+# --- the variant as an int array ---------------------------------------------
+
+(P_FULL, P_BIDDING, P_SCORING, P_COUNTING, P_OFFICIELLES, P_OVERTRUMP_PARTNER, P_UNDERTRUMP,
+ P_DECLARATIONS, P_NO_TRUMP, P_ALL_TRUMP, P_GENERALE, P_TARGET, P_THRESHOLD_INCLUSIVE,
+ P_MUST_BEAT_DEFENSE, P_EPISODE_GAME, P_REWARD_WIN, P_NSTRAINS, P_STRAINS) = range(18)
+NUM_PARAMS = P_STRAINS + 6
+BIDDING_TAKE_OR_PASS, BIDDING_AUCTION, BIDDING_COBRECAF = range(3)
+SCORING_CLASSIC, SCORING_COINCHE, SCORING_COBRECAF, SCORING_CONTREE = (
+    SCORINGS.index(s) for s in ("classic", "coinche", "cobrecaf_81", "contree")
+)
+COUNTING_FAITS, COUNTING_ANNONCES, COUNTING_BOTH = (
+    COUNTINGS.index(c) for c in ("points_faits", "points_annonces", "points_faits_et_annonces")
+)
+
+
+def variant_params(variant: Variant, reward: str = "score_diff") -> np.ndarray:
+    """The switches of ``variant`` (and the reward kind) as the int64 array the kernels read."""
+    if reward not in REWARD_KINDS:
+        raise ValueError(f"unknown reward {reward!r}; accepted: {', '.join(REWARD_KINDS)}")
+    p = np.zeros(NUM_PARAMS, dtype=np.int64)
+    p[P_FULL] = variant.deal == "full"
+    p[P_BIDDING] = BIDDING_SYSTEMS.index(variant.bidding)
+    p[P_SCORING] = SCORINGS.index(variant.scoring)
+    p[P_COUNTING] = COUNTINGS.index(variant.counting)
+    p[P_OFFICIELLES] = variant.rules == "officielles"
+    p[P_OVERTRUMP_PARTNER] = variant.overtrump_partner
+    p[P_UNDERTRUMP] = variant.undertrump
+    p[P_DECLARATIONS] = variant.declarations
+    p[P_NO_TRUMP] = variant.no_trump
+    p[P_ALL_TRUMP] = variant.all_trump
+    p[P_GENERALE] = variant.generale
+    p[P_TARGET] = variant.target
+    p[P_THRESHOLD_INCLUSIVE] = variant.threshold_inclusive
+    p[P_MUST_BEAT_DEFENSE] = variant.must_beat_defense
+    p[P_EPISODE_GAME] = variant.episode == "game"
+    p[P_REWARD_WIN] = reward == "win"
+    strains = variant.strains
+    p[P_NSTRAINS] = len(strains)
+    p[P_STRAINS:P_STRAINS + len(strains)] = strains
+    return p
+
+
+def reward_scale(variant: Variant) -> float:
+    return REWARD_SCALE[variant.scoring]
+
+
+assert OBS_SIZE == O_GAME + 4 and NUM_ACTIONS == 112
