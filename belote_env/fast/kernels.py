@@ -829,13 +829,10 @@ def encode(V, row, seat, out):
         for w in range(2):
             bits = row[CALLBITS + 2 * s + w]
             base = O_CALLS + CALL_BLOCK * r + 64 * w
-            while bits:
-                low = bits & -bits
-                b = 0
-                while (low >> b) != 1:
-                    b += 1
-                out[base + b] = 1.0
-                bits ^= low
+            if bits:
+                for b in range(64):
+                    if (bits >> b) & 1:
+                        out[base + b] = 1.0
         out[O_PASSES + r] = row[SEAT_PASSES + s] / 8
     out[O_NUM_CALLS] = row[NCALLS] / 32
     if row[HIGH_SEAT] >= 0:

@@ -1,0 +1,243 @@
+"""N tables stepped together on the batched engine (``belote_env.fast``).
+
+```python
+from belote_env.vector import VectorEnv
+
+venv = VectorEnv(variant="coinche", num_tables=1024, seed=0, reward="score_diff", episode="deal")
+obs, mask, seat = venv.reset()                                  # float32[N,853], bool[N,112], int8[N]
+obs, mask, seat, rewards, done, info = venv.step(actions)       # actions int[N]
+venv.state(i)                                                   # table i as a rules-core GameState
+```
+
+Every table has exactly one seat to act at every step, so ``step`` takes one
+action per table: the action of seat ``seat[i]`` at table ``i``, legal under
+``mask[i]``. ``obs[i]`` is that seat's observation, exactly
+``belote_env.observation.encode(game, seat)``, and ``mask[i]`` its legal
+actions, exactly the AEC env's ``action_mask`` (as bool).
+
+Rewards are ``float32[N, 4]``, one column per seat: what the AEC env puts in
+``rewards`` for each agent after the same action (``score_diff``: the team's
+deal score difference / scale at each scored deal; ``win``: +-1 at the end of
+the episode). Zero-sum between the teams.
+
+A table whose episode ends this step (``done[i]``) is reset at once: the
+returned ``obs[i]``, ``mask[i]``, ``seat[i]`` are the first of its next
+episode, and ``info`` holds the finished episode's result, one entry per
+table (rows of tables not done hold -1):
+
+| key | shape | meaning |
+|---|---|---|
+| ``scores`` | int64[N, 2] | episode scores of teams 0 and 1 (the deal's scores in deal episodes) |
+| ``winner`` | int64[N] | 0, 1, or -1 for a drawn single deal |
+| ``deal_scores`` | int64[N, 2] | scores of the last deal |
+| ``outcome`` | int64[N] | index into ``OUTCOMES`` (made, failed, litige) of the last deal |
+| ``taker``, ``strain``, ``value``, ``kind``, ``level``, ``caller`` | int64[N] | its contract; ``kind`` indexes ``CONTRACT_KINDS`` |
+| ``card_points`` | int64[N, 2] | card points won by each team in the last deal |
+| ``deals`` | int64[N] | deals dealt in the episode, all-pass redeals included |
+
+Seeds: table ``i`` deals exactly what ``GameState(variant, seed=seed * 2**32 + i)``
+deals, episode after episode from the same generator, as the AEC env does
+after ``reset(seed=s_i)`` and then plain ``reset()`` calls: every episode
+starts a ``GameState(variant, rng=that generator)`` (dealer 0). So any table
+can be replayed on the rules core; :meth:`VectorEnv.state` does it.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from gymnasium import spaces
+
+from .fast import OUTCOMES
+from .observation import CONTRACT_KINDS, OBS_SIZE
+from .rewards import REWARD_KINDS
+from .rules.actions import ACTION_NAMES, NUM_ACTIONS
+from .rules.errors import BeloteError, IllegalActionError
+from .rules.game import GameState
+from .rules.variant import Variant
+from .variants import load_variant
+
+SEED_STRIDE = 2**32
+_PHASES = ("bidding", "play", "done")
+_INFO_KEYS = (
+    ("scores", (0, 1)), ("winner", 2), ("deal_scores", (3, 4)), ("outcome", 5), ("taker", 6), ("strain", 7),
+    ("value", 8), ("kind", 9), ("level", 10), ("caller", 11), ("card_points", (12, 13)), ("deals", 14),
+)
+
+
+class VectorEnvError(BeloteError):
+    """A bad argument to :class:`VectorEnv` (a ValueError)."""
+
+
+class VectorIllegalActionError(IllegalActionError):
+    """An illegal action at one table of a :class:`VectorEnv`; ``table`` names it. Nothing was applied."""
+
+    def __init__(self, message: str, table: int, action=None, seat=None, phase=None, legal=()):
+        super().__init__(message, action, seat, phase, legal)
+        self.table = table
+
+
+def table_seed(seed: int, i: int) -> int:
+    """The rules-core seed of table ``i``: ``GameState(variant, seed=table_seed(seed, i))``."""
+    return seed * SEED_STRIDE + i
+
+
+class VectorEnv:
+    """N Belote tables on the numba kernels; see the module docstring.
+
+    ``VectorEnv(variant="coinche", num_tables=1024, seed=0, reward="score_diff",
+    episode="deal", **overrides)``: ``variant`` a shipped name, a YAML path or
+    a :class:`Variant`; ``overrides`` any rule switch. ``seed`` is a
+    non-negative int, or None for a seed drawn from the OS (kept in ``seed``).
+    """
+
+    OUTCOMES = OUTCOMES
+    CONTRACT_KINDS = CONTRACT_KINDS
+
+    def __init__(
+        self,
+        variant: str | Variant = "coinche",
+        num_tables: int = 1024,
+        seed: int | None = 0,
+        reward: str = "score_diff",
+        episode: str = "deal",
+        **overrides,
+    ):
+        from .fast import kernels
+        from .fast.tables import reward_scale, variant_params
+
+        if isinstance(num_tables, bool) or not isinstance(num_tables, (int, np.integer)) or num_tables < 1:
+            raise VectorEnvError(f"num_tables must be a positive int, got {num_tables!r}")
+        if reward not in REWARD_KINDS:
+            raise VectorEnvError(f"unknown reward {reward!r}; accepted: {', '.join(REWARD_KINDS)}")
+        self.variant: Variant = load_variant(variant, episode=episode, **overrides)
+        self.num_tables = n = int(num_tables)
+        self.reward_kind = reward
+        self._k = kernels
+        self._params = variant_params(self.variant, reward)
+        self._scale = float(reward_scale(self.variant))
+        self._S = np.zeros((n, kernels.NUM_COLUMNS), dtype=np.int64)
+        self._MT = np.zeros((n, kernels.STATE_WORDS), dtype=np.uint32)
+        self._MT0 = np.zeros_like(self._MT)
+        self._log = np.zeros((n, 512), dtype=np.int8)
+        self._legal = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
+        self._buf = np.zeros(kernels.MAX_CALLS, dtype=np.int64)
+        self._ready = False
+        self.single_observation_space = spaces.Box(0.0, np.inf, shape=(OBS_SIZE,), dtype=np.float32)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.seed = None
+        self._seed_tables(seed)
+
+    # --- seeding ---------------------------------------------------------------
+
+    def _seed_tables(self, seed) -> None:
+        if seed is None:
+            seed = random.SystemRandom().getrandbits(63)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise VectorEnvError(f"seed must be a non-negative int or None, got {seed!r}")
+        from .fast.mt import seeded_state
+
+        self.seed = int(seed)
+        for i in range(self.num_tables):
+            self._MT[i] = seeded_state(table_seed(self.seed, i))
+
+    def table_seed(self, i: int) -> int:
+        """The seed of table ``i``: its deals are those of ``GameState(variant, seed=table_seed(i))``."""
+        return table_seed(self.seed, i)
+
+    # --- the API ---------------------------------------------------------------
+
+    def reset(self, seed: int | None = None):
+        """Start a new episode at every table. With ``seed``, every table is reseeded
+        (table i from ``seed * 2**32 + i``); without, each continues its generator.
+        Returns ``obs, mask, seat``."""
+        if seed is not None:
+            self._seed_tables(seed)
+        k = self._k
+        k.reset_tables(self._params, self._S, self._MT, self._MT0)
+        n = self.num_tables
+        obs = np.empty((n, OBS_SIZE), dtype=np.float32)
+        mask = np.empty((n, NUM_ACTIONS), dtype=np.bool_)
+        seat = np.empty(n, dtype=np.int8)
+        k.observe(self._params, self._S, self._legal, obs, mask, seat, self._buf)
+        self._ready = True
+        return obs, mask, seat
+
+    def step(self, actions):
+        """One action per table; returns ``obs, mask, seat, rewards, done, info``."""
+        if not self._ready:
+            raise VectorEnvError("call reset() before step()")
+        n = self.num_tables
+        a = np.asarray(actions)
+        if a.shape != (n,):
+            raise VectorEnvError(f"actions must have shape ({n},), one per table; got shape {a.shape}")
+        if a.dtype.kind not in "iu":
+            raise VectorEnvError(f"actions must be integers, got dtype {a.dtype}")
+        a = a.astype(np.int64, copy=False)
+        k = self._k
+        bad = k.check_actions(self._S, self._legal, a)
+        if bad >= 0:
+            self._illegal(bad, int(a[bad]))
+        if self._log.shape[1] - int(self._S[:, k.LOGLEN].max()) < 2:
+            self._grow_log()
+        obs = np.empty((n, OBS_SIZE), dtype=np.float32)
+        mask = np.empty((n, NUM_ACTIONS), dtype=np.bool_)
+        seat = np.empty(n, dtype=np.int8)
+        rewards = np.zeros((n, 4), dtype=np.float32)
+        done = np.zeros(n, dtype=np.bool_)
+        info = np.full((n, k.NUM_INFO), -1, dtype=np.int64)
+        k.step(self._params, self._scale, self._S, self._MT, self._MT0, self._log, self._legal, a,
+               obs, mask, seat, rewards, done, info)
+        return obs, mask, seat, rewards, done, _info_dict(info)
+
+    def _grow_log(self) -> None:
+        log = np.zeros((self.num_tables, 2 * self._log.shape[1]), dtype=np.int8)
+        log[:, :self._log.shape[1]] = self._log
+        self._log = log
+
+    def _illegal(self, t: int, action: int) -> None:
+        k = self._k
+        row = self._S[t]
+        seat = int(row[k.SEAT])
+        phase = _PHASES[int(row[k.PHASE])]
+        legal = np.flatnonzero(self._legal[t]).tolist()
+        shown = f"{ACTION_NAMES[action]!r} (id {action})" if 0 <= action < NUM_ACTIONS else f"{action} (out of range 0..{NUM_ACTIONS - 1})"
+        names = ", ".join(ACTION_NAMES[x] for x in legal)
+        raise VectorIllegalActionError(
+            f"illegal action {shown} at table {t} by seat {seat} in phase {phase}; legal: {names}. "
+            "No table was changed.",
+            t, action, seat, phase, legal,
+        )
+
+    # --- replay on the rules core ----------------------------------------------
+
+    def state(self, i: int) -> GameState:
+        """Table ``i`` as a rules-core :class:`GameState`, rebuilt by replaying its episode
+        (results of earlier deals included) from the generator state at the episode's start."""
+        if not 0 <= i < self.num_tables:
+            raise VectorEnvError(f"table {i!r} is out of range 0..{self.num_tables - 1}")
+        if not self._ready:
+            raise VectorEnvError("call reset() before state()")
+        from .fast.mt import random_from
+
+        k = self._k
+        game = GameState(self.variant, rng=random_from(self._MT0[i]))
+        for a in self._log[i, :self._S[i, k.LOGLEN]]:
+            game.apply(int(a))
+        if game.current_seat != self._S[i, k.SEAT]:
+            raise RuntimeError(f"table {i}: the replay on the rules core disagrees with the kernels; please report it")
+        return game
+
+    def action_names(self, actions) -> list[str]:
+        return [ACTION_NAMES[int(a)] for a in actions]
+
+
+def _info_dict(info: np.ndarray) -> dict:
+    out = {}
+    for key, cols in _INFO_KEYS:
+        out[key] = info[:, list(cols)] if isinstance(cols, tuple) else info[:, cols]
+    return out
+
+
+__all__ = ["VectorEnv", "VectorEnvError", "VectorIllegalActionError", "table_seed", "SEED_STRIDE"]
