@@ -59,6 +59,7 @@ from .rules.variant import Variant
 from .variants import load_variant
 
 SEED_STRIDE = 2**32
+PARALLEL_MIN_TABLES = 256  # below this, starting numba's threads costs more than it saves
 _PHASES = ("bidding", "play", "done")
 _INFO_KEYS = (
     ("scores", (0, 1)), ("winner", 2), ("deal_scores", (3, 4)), ("outcome", 5), ("taker", 6), ("strain", 7),
@@ -87,9 +88,13 @@ class VectorEnv:
     """N Belote tables on the numba kernels; see the module docstring.
 
     ``VectorEnv(variant="coinche", num_tables=1024, seed=0, reward="score_diff",
-    episode="deal", **overrides)``: ``variant`` a shipped name, a YAML path or
-    a :class:`Variant`; ``overrides`` any rule switch. ``seed`` is a
-    non-negative int, or None for a seed drawn from the OS (kept in ``seed``).
+    episode="deal", *, parallel=None, **overrides)``: ``variant`` a shipped
+    name, a YAML path or a :class:`Variant`; ``overrides`` any rule switch.
+    ``seed`` is a non-negative int, or None for a seed drawn from the OS (kept
+    in ``seed``). ``parallel``: share the tables of each step among numba's
+    threads (``numba.set_num_threads`` or ``NUMBA_NUM_THREADS`` set how
+    many); by default on from 256 tables when numba has more than one thread.
+    The results do not depend on it: every table is stepped on its own.
     """
 
     OUTCOMES = OUTCOMES
@@ -102,6 +107,8 @@ class VectorEnv:
         seed: int | None = 0,
         reward: str = "score_diff",
         episode: str = "deal",
+        *,
+        parallel: bool | None = None,
         **overrides,
     ):
         from .fast import kernels
@@ -114,6 +121,11 @@ class VectorEnv:
         self.variant: Variant = load_variant(variant, episode=episode, **overrides)
         self.num_tables = n = int(num_tables)
         self.reward_kind = reward
+        if parallel is None:
+            import numba
+
+            parallel = n >= PARALLEL_MIN_TABLES and numba.get_num_threads() > 1
+        self.parallel = bool(parallel)
         self._k = kernels
         self._params = variant_params(self.variant, reward)
         self._scale = float(reward_scale(self.variant))
@@ -121,8 +133,6 @@ class VectorEnv:
         self._MT = np.zeros((n, kernels.STATE_WORDS), dtype=np.uint32)
         self._MT0 = np.zeros_like(self._MT)
         self._log = np.zeros((n, 512), dtype=np.int8)
-        self._legal = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
-        self._buf = np.zeros(kernels.MAX_CALLS, dtype=np.int64)
         self._ready = False
         self.single_observation_space = spaces.Box(0.0, np.inf, shape=(OBS_SIZE,), dtype=np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
@@ -160,7 +170,7 @@ class VectorEnv:
         obs = np.empty((n, OBS_SIZE), dtype=np.float32)
         mask = np.empty((n, NUM_ACTIONS), dtype=np.bool_)
         seat = np.empty(n, dtype=np.int8)
-        k.observe(self._params, self._S, self._legal, obs, mask, seat, self._buf)
+        k.observe(self._params, self._S, obs, mask, seat)
         self._ready = True
         return obs, mask, seat
 
@@ -176,10 +186,10 @@ class VectorEnv:
             raise VectorEnvError(f"actions must be integers, got dtype {a.dtype}")
         a = a.astype(np.int64, copy=False)
         k = self._k
-        bad = k.check_actions(self._S, self._legal, a)
+        bad = k.check_actions(self._S, a)
         if bad >= 0:
             self._illegal(bad, int(a[bad]))
-        if self._log.shape[1] - int(self._S[:, k.LOGLEN].max()) < 2:
+        if self._log.shape[1] - int(self._S[:, k.LOGLEN].max()) < 1:
             self._grow_log()
         obs = np.empty((n, OBS_SIZE), dtype=np.float32)
         mask = np.empty((n, NUM_ACTIONS), dtype=np.bool_)
@@ -187,7 +197,8 @@ class VectorEnv:
         rewards = np.zeros((n, 4), dtype=np.float32)
         done = np.zeros(n, dtype=np.bool_)
         info = np.full((n, k.NUM_INFO), -1, dtype=np.int64)
-        k.step(self._params, self._scale, self._S, self._MT, self._MT0, self._log, self._legal, a,
+        kernel = k.step_parallel if self.parallel else k.step
+        kernel(self._params, self._scale, self._S, self._MT, self._MT0, self._log, a,
                obs, mask, seat, rewards, done, info)
         return obs, mask, seat, rewards, done, _info_dict(info)
 
@@ -201,7 +212,8 @@ class VectorEnv:
         row = self._S[t]
         seat = int(row[k.SEAT])
         phase = _PHASES[int(row[k.PHASE])]
-        legal = np.flatnonzero(self._legal[t]).tolist()
+        lo, hi = int(row[k.LEGAL_LO]) & (2**64 - 1), int(row[k.LEGAL_HI])
+        legal = [x for x in range(NUM_ACTIONS) if ((hi << 64) | lo) >> x & 1]
         shown = f"{ACTION_NAMES[action]!r} (id {action})" if 0 <= action < NUM_ACTIONS else f"{action} (out of range 0..{NUM_ACTIONS - 1})"
         names = ", ".join(ACTION_NAMES[x] for x in legal)
         raise VectorIllegalActionError(

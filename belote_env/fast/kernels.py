@@ -17,7 +17,7 @@ int64, actions the ids of ``belote_env.rules.actions``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..rules.actions import (
     BID,
@@ -35,6 +35,10 @@ from ..rules.cards import ALL_TRUMP, KING, NO_TRUMP, QUEEN
 from .mt import STATE_SIZE, randbelow, shuffle
 from .tables import (
     BID_VALUE,
+    BYTE_BOOLS,
+    BYTE_BITS,
+    BYTE_COUNT,
+    BYTE_FLOATS,
     BIDDING_AUCTION,
     BIDDING_COBRECAF,
     BIDDING_TAKE_OR_PASS,
@@ -85,6 +89,7 @@ from .tables import (
     OUT_REDEAL,
     P_ALL_TRUMP,
     P_BIDDING,
+    P_BIDS,
     P_COUNTING,
     P_DECLARATIONS,
     P_EPISODE_GAME,
@@ -171,6 +176,8 @@ LAST_TRICK_SEAT = _col()
 R_SCORE = _col(2)  # the deal's result, once PHASE is PH_DONE
 R_OUTCOME = _col()
 R_GARDE_OUT = _col()
+LEGAL_LO = _col()  # legal actions of the seat to act, ids 0..63
+LEGAL_HI = _col()  # ids 64..111
 NUM_COLUMNS = _next[0]
 
 PH_BIDDING, PH_PLAY, PH_DONE = 0, 1, 2
@@ -181,15 +188,15 @@ NO_CALL_OUTCOME, CALL_REDEAL = -1, -2
  I_KIND, I_LEVEL, I_CALLER, I_CARD_POINTS0, I_CARD_POINTS1, I_DEALS) = range(15)
 NUM_INFO = 15
 
-MAX_CALLS = 128  # longer than any legal bidding (at most 11 bids, each after 3 passes, and the doublings)
-
 
 # --- dealing ------------------------------------------------------------------
 
 @njit(cache=True)
-def deal_new(V, S, t, mt, dealer, garde):
-    """DealState.random(variant, dealer, rng, garde): shuffle, deal, clear the deal columns."""
-    deck = np.arange(32, dtype=np.int64)
+def deal_new(V, S, t, mt, dealer, garde, deck):
+    """DealState.random(variant, dealer, rng, garde): shuffle, deal, clear the deal columns.
+    ``deck`` is scratch space for 32 ints."""
+    for c in range(32):
+        deck[c] = c
     shuffle(mt, deck)
     row = S[t]
     row[DEAL_START:] = 0
@@ -245,7 +252,7 @@ def deal_from_hands(V, S, t, dealer, garde, hands, turnup, stock):
 
 # --- legal actions -------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_cards(V, row):
     """play.legal_cards for the seat to act."""
     seat = row[SEAT]
@@ -284,71 +291,59 @@ def legal_cards(V, row):
     return hand
 
 
-@njit(cache=True)
-def _doubling_calls(row, seat, buf):
-    buf[0] = PASS
-    if row[LEVEL] == 2 and ((seat ^ row[HIGH_SEAT]) & 1) == 0:
-        buf[1] = SURCOINCHE
-        return 2
-    return 1
+@njit(cache=True, inline="always")
+def _bit(a):
+    """The (low word, high word) bits of action id a."""
+    if a < 64:
+        return 1 << a, 0
+    return 0, 1 << (a - 64)
 
 
 @njit(cache=True)
-def legal_calls(V, row, buf):
-    """bidding.*_legal: the legal calls of the seat to speak, ascending, into buf; returns their number."""
+def legal_call_words(V, row):
+    """bidding.*_legal: the legal calls of the seat to speak, as (ids 0..63, ids 64..111) bit words."""
     seat = row[SEAT]
     system = V[P_BIDDING]
+    lo = 1 << PASS
+    hi = 0
     if system == BIDDING_TAKE_OR_PASS:
         up = row[TURNUP] >> 3
-        buf[0] = PASS
         if row[NCALLS] < 4:
-            buf[1] = TAKE + up
-            return 2
-        n = 1
+            return lo | (1 << (TAKE + up)), hi
         for k in range(V[P_NSTRAINS]):
             s = V[P_STRAINS + k]
             if s != up:
-                buf[n] = TAKE + s
-                n += 1
-        return n
-    if row[LEVEL] > 1:
-        return _doubling_calls(row, seat, buf)
+                lo |= 1 << (TAKE + s)
+        return lo, hi
+    if row[LEVEL] > 1:  # after a coinche: pass, and surcoinche for the coinched team
+        if row[LEVEL] == 2 and ((seat ^ row[HIGH_SEAT]) & 1) == 0:
+            lo |= 1 << SURCOINCHE
+        return lo, hi
     high = row[HIGH]
-    buf[0] = PASS
-    n = 1
     if high >= 0 and ((seat ^ row[HIGH_SEAT]) & 1) == 1:
-        buf[1] = COINCHE
-        n = 2
+        lo |= 1 << COINCHE
     if system == BIDDING_AUCTION:
         first = 0 if high < 0 else (high - BID) // 6 + 1
-        last = GENERALE_INDEX if V[P_GENERALE] else CAPOT_INDEX
-        for vi in range(first, last + 1):
-            for k in range(V[P_NSTRAINS]):
-                buf[n] = BID + 6 * vi + V[P_STRAINS + k]
-                n += 1
-        return n
+        return lo | V[P_BIDS + 2 * first], hi | V[P_BIDS + 2 * first + 1]
     # cobrecaf_81
     rank = -1 if high < 0 else _call_rank(high)
     if rank < 0:
         if row[NCALLS] < 4:
-            buf[n] = TAKE + (row[TURNUP] >> 3)
-            n += 1
+            lo |= 1 << (TAKE + (row[TURNUP] >> 3))
         else:
             for s in range(4):
-                buf[n] = TAKE + s
-                n += 1
+                lo |= 1 << (TAKE + s)
     if rank < 1:
         for s in range(4):
-            buf[n] = BID + 6 * CAPOT_INDEX + s
-            n += 1
+            l, h = _bit(BID + 6 * CAPOT_INDEX + s)
+            lo |= l
+            hi |= h
     if rank < 2:
         for s in range(4):
-            buf[n] = EN_VOITURE + s
-            n += 1
+            hi |= 1 << (EN_VOITURE + s - 64)
     if rank < 0:
-        buf[n] = EN_FACE
-        n += 1
-    return n
+        hi |= 1 << (EN_FACE - 64)
+    return lo, hi
 
 
 @njit(cache=True)
@@ -361,34 +356,71 @@ def _call_rank(a):
     return 0
 
 
-@njit(cache=True)
-def legal_list(V, row, buf):
-    """The legal action ids of the seat to act, ascending, into buf; returns their number."""
+@njit(cache=True, inline="always")
+def legal_words(V, row):
+    """The legal actions of the seat to act as two bit words (ids 0..63, 64..111), also kept in
+    LEGAL_LO / LEGAL_HI; the legal action list is their set bits in ascending order."""
     phase = row[PHASE]
     if phase == PH_PLAY:
-        m = legal_cards(V, row)
-        n = 0
-        while m:
-            low = m & -m
-            c = 0
-            while (low >> c) != 1:
-                c += 1
-            buf[n] = c
-            n += 1
-            m ^= low
-        return n
-    if phase == PH_BIDDING:
-        return legal_calls(V, row, buf)
-    return 0
+        lo, hi = legal_cards(V, row), 0
+    elif phase == PH_BIDDING:
+        lo, hi = legal_call_words(V, row)
+    else:
+        lo, hi = 0, 0
+    row[LEGAL_LO] = lo
+    row[LEGAL_HI] = hi
+    return lo, hi
 
 
-@njit(cache=True)
-def write_mask(V, row, out, buf):
-    """The legal actions as a bool row of 112."""
-    out[:] = False
-    n = legal_list(V, row, buf)
-    for k in range(n):
-        out[buf[k]] = True
+@njit(cache=True, inline="always")
+def _popcount(x):
+    x = np.uint64(x)
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True, inline="always")
+def _nth_bit(x, j):
+    """Position of the j-th (from 0) set bit of x, lowest first."""
+    for b in range(8):
+        byte = (x >> (8 * b)) & 0xFF
+        c = BYTE_COUNT[byte]
+        if j < c:
+            return 8 * b + BYTE_BITS[byte, j]
+        j -= c
+    return -1
+
+
+@njit(cache=True, inline="always")
+def nth_legal(lo, hi, j):
+    """The j-th legal action in ascending order (``legal_actions()[j]``)."""
+    n_lo = _popcount(lo)
+    if j < n_lo:
+        return _nth_bit(lo, j)
+    return 64 + _nth_bit(hi, j - n_lo)
+
+
+@njit(cache=True, inline="always")
+def is_legal(row, a):
+    if a < 0 or a >= NUM_ACTIONS:
+        return False
+    if a < 64:
+        return (row[LEGAL_LO] >> a) & 1 == 1
+    return (row[LEGAL_HI] >> (a - 64)) & 1 == 1
+
+
+@njit(cache=True, inline="always")
+def write_mask(row, out):
+    """The legal actions (LEGAL_LO / LEGAL_HI) as a bool row of 112."""
+    for w in range(2):
+        bits = row[LEGAL_LO + w]
+        for b in range(8 if w == 0 else 6):
+            byte = (bits >> (8 * b)) & 0xFF
+            o = 64 * w + 8 * b
+            for j in range(8):
+                out[o + j] = BYTE_BOOLS[byte, j]
 
 
 # --- calls -----------------------------------------------------------------------
@@ -593,7 +625,7 @@ def _compare(pa, ta, sa, pb, tb, sb, strain):
 
 # --- card play ----------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_card(V, row, card):
     """DealState._play."""
     seat = row[SEAT]
@@ -646,7 +678,7 @@ def apply_card(V, row, card):
         score_deal(V, row)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_action(V, row, a):
     """DealState.apply for a legal action."""
     if a < 32:
@@ -811,10 +843,19 @@ def score_deal(V, row):
 # --- observation (observation.encode) --------------------------------------------------------
 
 @njit(cache=True, inline="always")
+def _put_bits(out, offset, mask, nbytes):
+    """Write the low ``8 * nbytes`` bits of ``mask`` as floats 0/1 at ``offset`` (zeros untouched)."""
+    for b in range(nbytes):
+        byte = (mask >> (8 * b)) & 0xFF
+        if byte:
+            o = offset + 8 * b
+            for j in range(8):
+                out[o + j] = BYTE_FLOATS[byte, j]
+
+
+@njit(cache=True, inline="always")
 def _put_mask(out, offset, mask):
-    for c in range(32):
-        if (mask >> c) & 1:
-            out[offset + c] = 1.0
+    _put_bits(out, offset, mask, 4)
 
 
 @njit(cache=True)
@@ -828,11 +869,8 @@ def encode(V, row, seat, out):
         r = (s - seat) & 3
         for w in range(2):
             bits = row[CALLBITS + 2 * s + w]
-            base = O_CALLS + CALL_BLOCK * r + 64 * w
             if bits:
-                for b in range(64):
-                    if (bits >> b) & 1:
-                        out[base + b] = 1.0
+                _put_bits(out, O_CALLS + CALL_BLOCK * r + 64 * w, bits, 8 if w == 0 else 2)
         out[O_PASSES + r] = row[SEAT_PASSES + s] / 8
     out[O_NUM_CALLS] = row[NCALLS] / 32
     if row[HIGH_SEAT] >= 0:
@@ -901,7 +939,7 @@ def new_episode(V, S, MT, MT0, t):
     row[SCORE + 1] = 0
     row[NDEALS] = 1
     row[LOGLEN] = 0
-    deal_new(V, S, t, MT[t], 0, 0)
+    deal_new(V, S, t, MT[t], 0, 0, np.empty(32, np.int64))
 
 
 @njit(cache=True)
@@ -948,55 +986,60 @@ def _end_deal(V, scale, S, MT, MT0, t, rew, info):
         return True
     garde = row[R_GARDE_OUT]
     row[NDEALS] += 1
-    deal_new(V, S, t, MT[t], (row[DEALER] + 1) & 3, garde)
+    deal_new(V, S, t, MT[t], (row[DEALER] + 1) & 3, garde, np.empty(32, np.int64))
     return False
 
 
 @njit(cache=True)
-def check_actions(S, LEGAL, actions):
+def check_actions(S, actions):
     """Index of the first table whose action is not legal, or -1."""
     for t in range(actions.shape[0]):
-        a = actions[t]
-        if a < 0 or a >= NUM_ACTIONS or not LEGAL[t, a]:
+        if not is_legal(S[t], actions[t]):
             return t
     return -1
 
 
+@njit(cache=True, inline="always")
+def _observe_table(V, row, t, obs, mask, seat_out):
+    legal_words(V, row)
+    write_mask(row, mask[t])
+    seat = row[SEAT]
+    seat_out[t] = seat
+    encode(V, row, seat, obs[t])
+
+
 @njit(cache=True)
-def observe(V, S, LEGAL, obs, mask, seat_out, buf):
-    """Seat to act, its legal mask (kept in LEGAL) and its observation, for every table."""
+def observe(V, S, obs, mask, seat_out):
+    """Seat to act, its legal mask (kept in LEGAL_LO / LEGAL_HI) and its observation, for every table."""
     for t in range(S.shape[0]):
-        row = S[t]
-        write_mask(V, row, LEGAL[t], buf)
-        mask[t, :] = LEGAL[t, :]
-        seat = row[SEAT]
-        seat_out[t] = seat
-        encode(V, row, seat, obs[t])
+        _observe_table(V, S[t], t, obs, mask, seat_out)
+
+
+@njit(cache=True, inline="always")
+def _step_table(V, scale, S, MT, MT0, LOG, t, a, obs, mask, seat_out, rew, done, info):
+    row = S[t]
+    n = row[LOGLEN]
+    LOG[t, n] = a
+    row[LOGLEN] = n + 1
+    apply_action(V, row, a)
+    if row[PHASE] == PH_DONE:
+        done[t] = _end_deal(V, scale, S, MT, MT0, t, rew, info)
+    _observe_table(V, row, t, obs, mask, seat_out)
 
 
 @njit(cache=True)
-def step(V, scale, S, MT, MT0, LOG, LEGAL, actions, obs, mask, seat_out, rew, done, info):
+def step(V, scale, S, MT, MT0, LOG, actions, obs, mask, seat_out, rew, done, info):
     """Apply one legal action per table (checked beforehand by check_actions), reset finished
-    episodes, then observe every table. Returns the largest episode log length."""
-    buf = np.empty(MAX_CALLS, np.int64)
-    longest = 0
+    episodes, then observe every table."""
     for t in range(S.shape[0]):
-        row = S[t]
-        a = actions[t]
-        n = row[LOGLEN]
-        LOG[t, n] = a
-        row[LOGLEN] = n + 1
-        apply_action(V, row, a)
-        if row[PHASE] == PH_DONE:
-            done[t] = _end_deal(V, scale, S, MT, MT0, t, rew, info)
-        if row[LOGLEN] > longest:
-            longest = row[LOGLEN]
-        write_mask(V, row, LEGAL[t], buf)
-        mask[t, :] = LEGAL[t, :]
-        seat = row[SEAT]
-        seat_out[t] = seat
-        encode(V, row, seat, obs[t])
-    return longest
+        _step_table(V, scale, S, MT, MT0, LOG, t, actions[t], obs, mask, seat_out, rew, done, info)
+
+
+@njit(cache=True, parallel=True)
+def step_parallel(V, scale, S, MT, MT0, LOG, actions, obs, mask, seat_out, rew, done, info):
+    """:func:`step` with the tables shared among numba's threads (each table is independent)."""
+    for t in prange(S.shape[0]):
+        _step_table(V, scale, S, MT, MT0, LOG, t, actions[t], obs, mask, seat_out, rew, done, info)
 
 
 @njit(cache=True)
@@ -1013,12 +1056,12 @@ def rollout(V, mt, num_deals, scores, outcomes):
     random deals, uniformly random legal actions (``rng.choice``), scores and outcomes out."""
     S = np.zeros((1, NUM_COLUMNS), np.int64)
     row = S[0]
-    buf = np.empty(MAX_CALLS, np.int64)
+    deck = np.empty(32, np.int64)
     for k in range(num_deals):
-        deal_new(V, S, 0, mt, k & 3, 0)
+        deal_new(V, S, 0, mt, k & 3, 0, deck)
         while row[PHASE] != PH_DONE:
-            n = legal_list(V, row, buf)
-            apply_action(V, row, buf[randbelow(mt, n)])
+            lo, hi = legal_words(V, row)
+            apply_action(V, row, nth_legal(lo, hi, randbelow(mt, _popcount(lo) + _popcount(hi))))
         scores[k, 0] = row[R_SCORE]
         scores[k, 1] = row[R_SCORE + 1]
         outcomes[k] = row[R_OUTCOME]

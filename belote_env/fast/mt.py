@@ -20,6 +20,7 @@ MT_N = 624
 MT_M = 397
 STATE_SIZE = MT_N + 1  # the 624 words, then the index
 _VERSION = 3
+BIT_LENGTH = np.array([n.bit_length() for n in range(256)], dtype=np.int64)
 
 
 def state_of(rng: random.Random) -> np.ndarray:
@@ -64,12 +65,13 @@ def genrand(mt) -> np.uint32:
 
 @njit(cache=True, inline="always")
 def randbelow(mt, n):
-    """``Random._randbelow(n)`` for 1 <= n < 2**32: getrandbits(k) with rejection."""
+    """``Random._randbelow(n)`` for 1 <= n < 2**16: getrandbits(k) with rejection."""
     k = 0
     m = n
-    while m:
-        k += 1
-        m >>= 1
+    if m >= 256:
+        m >>= 8
+        k = 8
+    k += BIT_LENGTH[m]
     shift = np.uint32(32 - k)
     r = np.int64(genrand(mt) >> shift)
     while r >= n:

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..observation import BIDDING_SYSTEMS, CONTRACT_KINDS, LEVELS, OBS_SIZE, SEGMENTS
 from ..rewards import REWARD_KINDS, REWARD_SCALE
-from ..rules.actions import BID_VALUES, NUM_ACTIONS
+from ..rules.actions import BID, BID_VALUES, CAPOT_INDEX, GENERALE_INDEX, NUM_ACTIONS
 from ..rules.cards import SUIT_MASK, strain_table
 from ..rules.declarations import _CARRE_MASKS, _RUNS, SEQUENCE_KINDS
 from ..rules.scoring import FAILED, LITIGE, MADE, REDEAL
@@ -30,6 +30,12 @@ STRENGTH = np.array([strain_table(s, "maison").strength for s in range(6)], dtyp
 HIGHER = np.array([strain_table(s, "maison").higher for s in range(6)], dtype=np.int64)
 TRUMP_MASK = np.array([strain_table(s, "maison").trump_mask for s in range(6)], dtype=np.int64)
 SUIT_MASKS = np.array(SUIT_MASK, dtype=np.int64)
+# Bits of a byte: as floats (observation), their positions and count (action lists).
+BYTE_FLOATS = np.array([[(b >> j) & 1 for j in range(8)] for b in range(256)], dtype=np.float32)
+BYTE_BOOLS = BYTE_FLOATS.astype(np.bool_)
+BYTE_COUNT = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
+BYTE_BITS = np.array([[j for j in range(8) if b >> j & 1] + [0] * (8 - bin(b).count("1")) for b in range(256)],
+                     dtype=np.int64)
 
 # --- declarations ----------------------------------------------------------
 
@@ -93,7 +99,8 @@ CALL_BLOCK = SEGMENTS["calls"][1] // 4
 (P_FULL, P_BIDDING, P_SCORING, P_COUNTING, P_OFFICIELLES, P_OVERTRUMP_PARTNER, P_UNDERTRUMP,
  P_DECLARATIONS, P_NO_TRUMP, P_ALL_TRUMP, P_GENERALE, P_TARGET, P_THRESHOLD_INCLUSIVE,
  P_MUST_BEAT_DEFENSE, P_EPISODE_GAME, P_REWARD_WIN, P_NSTRAINS, P_STRAINS) = range(18)
-NUM_PARAMS = P_STRAINS + 6
+P_BIDS = P_STRAINS + 6  # 12 x (low word, high word): the auction bids of value index >= i
+NUM_PARAMS = P_BIDS + 24
 BIDDING_TAKE_OR_PASS, BIDDING_AUCTION, BIDDING_COBRECAF = range(3)
 SCORING_CLASSIC, SCORING_COINCHE, SCORING_COBRECAF, SCORING_CONTREE = (
     SCORINGS.index(s) for s in ("classic", "coinche", "cobrecaf_81", "contree")
@@ -127,6 +134,14 @@ def variant_params(variant: Variant, reward: str = "score_diff") -> np.ndarray:
     strains = variant.strains
     p[P_NSTRAINS] = len(strains)
     p[P_STRAINS:P_STRAINS + len(strains)] = strains
+    # Bids above a value index, as action-id bit words (bidding.auction_legal's list, precomputed).
+    last = GENERALE_INDEX if variant.generale else CAPOT_INDEX
+    for first in range(12):
+        ids = [BID + 6 * vi + s for vi in range(first, last + 1) for s in strains]
+        words = sum(1 << a for a in ids)
+        lo, hi = words & (2**64 - 1), words >> 64
+        p[P_BIDS + 2 * first] = lo - 2**64 if lo >= 2**63 else lo
+        p[P_BIDS + 2 * first + 1] = hi
     return p
 
 

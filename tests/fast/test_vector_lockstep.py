@@ -1,0 +1,49 @@
+"""VectorEnv stepped with random legal actions, compared at every step with the
+rules core and the reference encoder: seat, observation, mask, every seat's
+reward, done and the finished episodes' results, bit for bit
+(belote_env.fast.check.lockstep; benchmarks/soak_vector.py runs it longer)."""
+
+from __future__ import annotations
+
+import pytest
+
+from belote_env.fast.check import lockstep
+from belote_env.variants import variant_names
+
+VARIANTS = tuple(variant_names())
+TABLES = 16
+STEPS_PER_FILE = 50_000  # table-steps per variant file, deal episodes
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_50000_steps_per_variant_file_equal_the_rules_core(name):
+    counts = lockstep(name, STEPS_PER_FILE // TABLES, TABLES, seed=1, action_seed=hash(name) & 0xFFFF)
+    assert counts["steps"] == STEPS_PER_FILE
+    assert counts["episodes"] > STEPS_PER_FILE // 60  # a deal takes about 40 steps
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+@pytest.mark.parametrize("reward", ["score_diff", "win"])
+def test_game_episodes_equal_the_rules_core(name, reward):
+    counts = lockstep(name, 400, TABLES, seed=2, reward=reward, episode="game", action_seed=7)
+    assert counts["episodes"] > 0
+
+
+OVERRIDES = [
+    ("coinche", {"declarations": True}),
+    ("coinche", {"rules": "officielles", "declarations": True, "generale": True}),
+    ("coinche", {"undertrump": True, "overtrump_partner": True, "no_trump": False}),
+    ("coinche", {"all_trump": False, "generale": True}),
+    ("contree", {"must_beat_defense": True}),
+    ("contree", {"rules": "maison", "no_trump": True, "all_trump": True}),
+    ("cobrecaf_81", {"threshold_inclusive": True}),
+    ("cobrecaf_81", {"rules": "officielles", "overtrump_partner": True}),
+    ("belote_classique", {"declarations": False, "no_trump": False, "all_trump": False}),
+    ("belote_classique", {"rules": "officielles", "undertrump": False, "target": 501}),
+]
+
+
+@pytest.mark.parametrize("name,overrides", OVERRIDES, ids=[f"{n}-{sorted(o)}" for n, o in OVERRIDES])
+@pytest.mark.parametrize("episode", ["deal", "game"])
+def test_rule_switches_equal_the_rules_core(name, overrides, episode):
+    lockstep(name, 250, TABLES, seed=3, episode=episode, action_seed=5, **overrides)
