@@ -78,6 +78,7 @@ def encode(game: GameState, seat: int, out: np.ndarray | None = None) -> np.ndar
         out = np.zeros(OBS_SIZE, dtype=np.float32)
     else:
         out.fill(0.0)
+    seat = int(seat)  # numpy ints (VectorEnv's int8 seats) would overflow in the offsets below
     st = game.deal
     S = SEGMENTS
 

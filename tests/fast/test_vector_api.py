@@ -1,0 +1,179 @@
+"""VectorEnv's interface: shapes and dtypes, seeds and replay, auto-reset,
+illegal actions, bad arguments, parallel = serial, and a light import."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from belote_env.observation import OBS_SIZE, action_mask, encode
+from belote_env.rules import GameState, IllegalActionError
+from belote_env.variants import load_variant
+from belote_env.vector import SEED_STRIDE, VectorEnv, VectorEnvError, VectorIllegalActionError, table_seed
+
+
+def _random_actions(rng, mask):
+    return (rng.random(mask.shape) * mask).argmax(axis=1)
+
+
+def test_shapes_dtypes_and_first_observation():
+    venv = VectorEnv("coinche", num_tables=8, seed=3)
+    obs, mask, seat = venv.reset()
+    assert obs.shape == (8, OBS_SIZE) and obs.dtype == np.float32
+    assert mask.shape == (8, 112) and mask.dtype == np.bool_
+    assert seat.shape == (8,) and seat.dtype == np.int8
+    for i in range(8):
+        game = GameState(venv.variant, seed=3 * SEED_STRIDE + i)
+        assert seat[i] == game.deal.seat == 1  # dealer 0, seat 1 speaks first
+        np.testing.assert_array_equal(obs[i], encode(game, seat[i]))
+        np.testing.assert_array_equal(mask[i], action_mask(game, seat[i]).astype(bool))
+    obs2, mask2, seat2, rewards, done, info = venv.step(_random_actions(np.random.default_rng(0), mask))
+    assert rewards.shape == (8, 4) and rewards.dtype == np.float32
+    assert done.shape == (8,) and done.dtype == np.bool_
+    assert set(info) == {"scores", "winner", "deal_scores", "outcome", "taker", "strain", "value", "kind", "level",
+                         "caller", "card_points", "deals"}
+    assert info["scores"].shape == (8, 2) and info["winner"].shape == (8,)
+    assert venv.single_observation_space.shape == (OBS_SIZE,) and venv.single_action_space.n == 112
+
+
+def test_table_seeds_replay_on_the_rules_core():
+    venv = VectorEnv("belote_classique", num_tables=3, seed=5, episode="game")
+    assert venv.table_seed(2) == table_seed(5, 2) == 5 * 2**32 + 2
+    obs, mask, seat = venv.reset()
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        obs, mask, seat, rewards, done, info = venv.step(_random_actions(rng, mask))
+    for i in range(3):
+        g = venv.state(i)
+        assert isinstance(g, GameState)
+        assert g.current_seat == seat[i]
+        np.testing.assert_array_equal(encode(g, seat[i]), obs[i])
+    # state() is a copy: changing it changes nothing at the table.
+    g = venv.state(0)
+    g.apply(g.legal_actions()[0])
+    assert venv.state(0).deal.format() != g.deal.format()
+
+
+def test_reset_with_seed_reproduces_and_without_continues():
+    venv = VectorEnv("contree", num_tables=4, seed=0)
+    a = venv.reset(seed=9)[0]
+    b = venv.reset(seed=9)[0]
+    np.testing.assert_array_equal(a, b)
+    c = venv.reset()[0]  # continues each table's generator: new deals
+    assert not np.array_equal(b, c)
+    assert np.array_equal(VectorEnv("contree", 4, seed=9).reset()[0], a)
+    assert VectorEnv("contree", 2, seed=None).seed >= 0
+
+
+def test_auto_reset_and_results_of_finished_tables():
+    venv = VectorEnv("coinche", num_tables=16, seed=4)
+    obs, mask, seat = venv.reset()
+    rng = np.random.default_rng(2)
+    finished = 0
+    for _ in range(200):
+        obs, mask, seat, rewards, done, info = venv.step(_random_actions(rng, mask))
+        for i in np.flatnonzero(done):
+            finished += 1
+            assert info["winner"][i] in (-1, 0, 1)
+            assert (info["scores"][i] == info["deal_scores"][i]).all()  # deal episodes
+            r = (info["deal_scores"][i, 0] - info["deal_scores"][i, 1]) / 400
+            np.testing.assert_array_equal(rewards[i], np.float32([r, -r, r, -r]))
+            assert obs[i][844] == 1.0 and seat[i] == 1  # bidding phase of a fresh episode, dealer 0
+        assert (info["winner"][~done] == -1).all()
+        assert not rewards[~done].any()  # deal episodes: rewards come only with the end of the episode
+    assert finished > 0
+
+
+def test_illegal_action_names_table_seat_action_and_legal_set_and_changes_nothing():
+    venv = VectorEnv("coinche", num_tables=4, seed=0)
+    obs, mask, seat = venv.reset()
+    before = [venv.state(i).deal.format() for i in range(4)]
+    actions = _random_actions(np.random.default_rng(0), mask)
+    actions[2] = 7  # a card while bidding
+    with pytest.raises(VectorIllegalActionError) as e:
+        venv.step(actions)
+    err = e.value
+    assert isinstance(err, IllegalActionError) and isinstance(err, ValueError)
+    assert err.table == 2 and err.seat == seat[2] and err.action == 7 and err.phase == "bidding"
+    assert list(err.legal) == np.flatnonzero(mask[2]).tolist()
+    msg = str(err)
+    assert "table 2" in msg and f"seat {seat[2]}" in msg and "'AS' (id 7)" in msg and "legal: pass, 80 S" in msg
+    assert [venv.state(i).deal.format() for i in range(4)] == before
+    actions[2] = 112
+    with pytest.raises(VectorIllegalActionError, match="out of range"):
+        venv.step(actions)
+    actions[2] = 32
+    venv.step(actions)  # still usable
+
+
+def test_bad_arguments():
+    with pytest.raises(VectorEnvError, match="num_tables"):
+        VectorEnv("coinche", num_tables=0)
+    with pytest.raises(VectorEnvError, match="reward"):
+        VectorEnv("coinche", reward="points")
+    with pytest.raises(VectorEnvError, match="seed"):
+        VectorEnv("coinche", 2, seed=-1)
+    with pytest.raises(ValueError, match="episode"):
+        VectorEnv("coinche", 2, episode="match")
+    with pytest.raises(ValueError, match="unknown key"):
+        VectorEnv("coinche", 2, trumps=3)
+    venv = VectorEnv("coinche", 2)
+    with pytest.raises(VectorEnvError, match="reset"):
+        venv.step(np.zeros(2, dtype=np.int64))
+    venv.reset()
+    with pytest.raises(VectorEnvError, match="shape"):
+        venv.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(VectorEnvError, match="integers"):
+        venv.step(np.full(2, 32.0))
+    with pytest.raises(VectorEnvError, match="out of range"):
+        venv.state(2)
+
+
+def test_parallel_and_serial_kernels_give_the_same_tables():
+    runs = []
+    for parallel in (False, True):
+        venv = VectorEnv("belote_classique", num_tables=64, seed=8, episode="game", parallel=parallel)
+        assert venv.parallel is parallel
+        obs, mask, seat = venv.reset()
+        rng = np.random.default_rng(3)
+        out = []
+        for _ in range(150):
+            obs, mask, seat, rewards, done, info = venv.step(_random_actions(rng, mask))
+            out.append((obs.copy(), rewards.copy(), done.copy(), info["scores"].copy()))
+        runs.append(out)
+    for a, b in zip(*runs):
+        for x, y in zip(a, b):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_long_game_episodes_grow_the_action_log():
+    venv = VectorEnv("belote_classique", num_tables=2, seed=1, episode="game", target=5000)
+    obs, mask, seat = venv.reset()
+    rng = np.random.default_rng(4)
+    for _ in range(700):  # more actions than the initial 512-action log holds
+        obs, mask, seat, rewards, done, info = venv.step(_random_actions(rng, mask))
+    assert venv._log.shape[1] >= 1024
+    g = venv.state(0)
+    assert g.current_seat == seat[0] and len(g.results) >= 1
+    np.testing.assert_array_equal(encode(g, seat[0]), obs[0])
+
+
+def test_importing_the_env_does_not_load_numba():
+    code = (
+        "import sys, belote_env\n"
+        "e = belote_env.env('coinche'); e.reset(seed=0)\n"
+        "import belote_env.vector\n"
+        "assert 'numba' not in sys.modules, 'numba was imported'\n"
+        "v = belote_env.vector.VectorEnv('coinche', 2)\n"
+        "assert 'numba' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_variant_object_and_overrides():
+    v = load_variant("coinche", rules="officielles")
+    venv = VectorEnv(v, num_tables=2, seed=0, declarations=True)
+    assert venv.variant.rules == "officielles" and venv.variant.declarations and venv.variant.episode == "deal"
