@@ -3,7 +3,10 @@
 - ``belote_env.rules``: the rules core (standard library only);
 - ``belote_env.load_variant``: variant files from ``configs/variants/``;
 - ``belote_env.env`` / ``belote_env.raw_env``: the PettingZoo AEC environment
-  (imported lazily, so the rules core never pulls in numpy or pettingzoo).
+  (imported lazily, so the rules core never pulls in numpy or pettingzoo);
+- ``belote_env.vector.VectorEnv``: N tables per step on the numba kernels of
+  ``belote_env.fast`` (imported only there, so neither ``import belote_env``
+  nor ``env()`` loads numba or compiles anything).
 """
 
 __version__ = "0.1.0"

@@ -1,0 +1,110 @@
+"""Speed of the batched engine against the PettingZoo AEC env: one figure per line.
+
+    python benchmarks/bench_vector.py [--variant coinche] [--repeats 5] [--seconds 2]
+
+Contenders, interleaved in every round so that they share the machine's load:
+
+- ``VectorEnv`` at N = 1, 64 and 1,024 tables: every step draws a uniformly
+  random legal action per table with numpy (float32 uniforms times the mask,
+  argmax) and gets obs, mask and seat back; steps/s counts table-steps. At
+  1,024 tables it runs twice: on numba's threads (the default from 256
+  tables) and on one core (``parallel=False``);
+- the wrapped AEC env (``belote_env.env``), the loop of ``bench_env.py``:
+  ``agent_iter()``, ``last()``, a random legal action from the mask, ``step()``;
+- ``belote_env.fast.rollout``: whole random deals (bidding, play, scoring) in
+  the kernels, one core.
+
+Each figure is the median of ``--repeats`` rounds with min and max; the
+ratios divide medians and, in brackets, the min and max of the per-round
+ratios. Compilation is done (or loaded from numba's cache) before timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+from bench_env import run_loop  # noqa: E402
+from common import fmt  # noqa: E402
+
+import belote_env  # noqa: E402
+from belote_env.fast import rollout  # noqa: E402
+from belote_env.vector import VectorEnv  # noqa: E402
+
+
+def vector_rate(venv: VectorEnv, seconds: float, seed: int) -> float:
+    """Table-steps per second of masked random play for about ``seconds``."""
+    rng = np.random.default_rng(seed)
+    obs, mask, seat = venv.reset(seed=seed)
+    steps = 0
+    t0 = time.perf_counter()
+    while True:
+        for _ in range(20):
+            u = rng.random(mask.shape, dtype=np.float32)
+            u *= mask
+            obs, mask, seat, rewards, done, info = venv.step(u.argmax(axis=1))
+        steps += 20
+        dt = time.perf_counter() - t0
+        if dt >= seconds:
+            return steps * venv.num_tables / dt
+
+
+def aec_rate(e, seconds: float, seed: int) -> float:
+    steps, dt, deals = 0, 0.0, 0
+    while dt < seconds:
+        s, t = run_loop(e, 50, seed * 1000 + deals)
+        steps, dt, deals = steps + s, dt + t, deals + 50
+    return steps / dt
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--variant", default="coinche")
+    ap.add_argument("--repeats", type=int, default=5, help="rounds")
+    ap.add_argument("--seconds", type=float, default=2.0, help="time per contender per round")
+    ap.add_argument("--deals", type=int, default=200_000, help="rollout deals per round")
+    args = ap.parse_args()
+    contenders = {
+        "VectorEnv N=1": VectorEnv(args.variant, num_tables=1),
+        "VectorEnv N=64": VectorEnv(args.variant, num_tables=64),
+        "VectorEnv N=1024": VectorEnv(args.variant, num_tables=1024),
+        "VectorEnv N=1024 one core": VectorEnv(args.variant, num_tables=1024, parallel=False),
+    }
+    for venv in contenders.values():  # compile or load the kernels before timing
+        vector_rate(venv, 0.0, 0)
+    rollout(args.variant, 10)
+    aec = belote_env.env(args.variant)
+    rates = {name: [] for name in [*contenders, "AEC env"]}
+    deals = []
+    for r in range(args.repeats):
+        for name, venv in contenders.items():
+            rates[name].append(vector_rate(venv, args.seconds, r))
+        rates["AEC env"].append(aec_rate(aec, args.seconds, r))
+        t = time.perf_counter()
+        rollout(args.variant, args.deals, seed=r)
+        deals.append(args.deals / (time.perf_counter() - t))
+    threads = numba.get_num_threads()
+    print(f"variant {args.variant}, {args.repeats} rounds, numba threads {threads}", flush=True)
+    for name, runs in rates.items():
+        label = name
+        if name.startswith("VectorEnv") and contenders[name].parallel:
+            label += f" ({threads} threads)"
+        print(fmt(f"{label} steps/s", runs, "steps/s"))
+    aec_runs = rates["AEC env"]
+    for name in contenders:
+        per_round = [a / b for a, b in zip(rates[name], aec_runs)]
+        print(f"ratio {name} / AEC env: {statistics.median(rates[name]) / statistics.median(aec_runs):.1f}x "
+              f"(per round {min(per_round):.1f}x to {max(per_round):.1f}x)")
+    print(fmt(f"rollout {args.variant} random full deals/s (one core)", deals, "deals/s"))
+
+
+if __name__ == "__main__":
+    main()
