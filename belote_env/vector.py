@@ -59,11 +59,12 @@ from .rules.variant import Variant
 from .variants import load_variant
 
 SEED_STRIDE = 2**32
-PARALLEL_MIN_TABLES = 256  # below this, starting numba's threads costs more than it saves
 _PHASES = ("bidding", "play", "done")
+# info key -> its columns in the kernels' info array (kernels.I_*), as slices so that the arrays are views.
 _INFO_KEYS = (
-    ("scores", (0, 1)), ("winner", 2), ("deal_scores", (3, 4)), ("outcome", 5), ("taker", 6), ("strain", 7),
-    ("value", 8), ("kind", 9), ("level", 10), ("caller", 11), ("card_points", (12, 13)), ("deals", 14),
+    ("scores", slice(0, 2)), ("winner", 2), ("deal_scores", slice(3, 5)), ("outcome", 5), ("taker", 6),
+    ("strain", 7), ("value", 8), ("kind", 9), ("level", 10), ("caller", 11), ("card_points", slice(12, 14)),
+    ("deals", 14),
 )
 
 
@@ -88,13 +89,14 @@ class VectorEnv:
     """N Belote tables on the numba kernels; see the module docstring.
 
     ``VectorEnv(variant="coinche", num_tables=1024, seed=0, reward="score_diff",
-    episode="deal", *, parallel=None, **overrides)``: ``variant`` a shipped
+    episode="deal", *, parallel=False, **overrides)``: ``variant`` a shipped
     name, a YAML path or a :class:`Variant`; ``overrides`` any rule switch.
     ``seed`` is a non-negative int, or None for a seed drawn from the OS (kept
-    in ``seed``). ``parallel``: share the tables of each step among numba's
-    threads (``numba.set_num_threads`` or ``NUMBA_NUM_THREADS`` set how
-    many); by default on from 256 tables when numba has more than one thread.
-    The results do not depend on it: every table is stepped on its own.
+    in ``seed``). ``parallel=True`` shares the tables of each step among
+    numba's threads (``numba.set_num_threads`` or ``NUMBA_NUM_THREADS`` set
+    how many): faster on cores of its own, much slower when other processes
+    compete for them (a step waits for its slowest thread), so it is off by
+    default. The results do not depend on it: every table is stepped on its own.
     """
 
     OUTCOMES = OUTCOMES
@@ -108,7 +110,7 @@ class VectorEnv:
         reward: str = "score_diff",
         episode: str = "deal",
         *,
-        parallel: bool | None = None,
+        parallel: bool = False,
         **overrides,
     ):
         from .fast import kernels
@@ -121,10 +123,6 @@ class VectorEnv:
         self.variant: Variant = load_variant(variant, episode=episode, **overrides)
         self.num_tables = n = int(num_tables)
         self.reward_kind = reward
-        if parallel is None:
-            import numba
-
-            parallel = n >= PARALLEL_MIN_TABLES and numba.get_num_threads() > 1
         self.parallel = bool(parallel)
         self._k = kernels
         self._params = variant_params(self.variant, reward)
@@ -134,6 +132,7 @@ class VectorEnv:
         self._MT0 = np.zeros_like(self._MT)
         self._log = np.zeros((n, 512), dtype=np.int8)
         self._ready = False
+        self._log_full = False
         self.single_observation_space = spaces.Box(0.0, np.inf, shape=(OBS_SIZE,), dtype=np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.seed = None
@@ -189,7 +188,7 @@ class VectorEnv:
         bad = k.check_actions(self._S, a)
         if bad >= 0:
             self._illegal(bad, int(a[bad]))
-        if self._log.shape[1] - int(self._S[:, k.LOGLEN].max()) < 1:
+        if self._log_full:
             self._grow_log()
         obs = np.empty((n, OBS_SIZE), dtype=np.float32)
         mask = np.empty((n, NUM_ACTIONS), dtype=np.bool_)
@@ -198,8 +197,9 @@ class VectorEnv:
         done = np.zeros(n, dtype=np.bool_)
         info = np.full((n, k.NUM_INFO), -1, dtype=np.int64)
         kernel = k.step_parallel if self.parallel else k.step
-        kernel(self._params, self._scale, self._S, self._MT, self._MT0, self._log, a,
-               obs, mask, seat, rewards, done, info)
+        longest = kernel(self._params, self._scale, self._S, self._MT, self._MT0, self._log, a,
+                         obs, mask, seat, rewards, done, info)
+        self._log_full = longest >= self._log.shape[1]
         return obs, mask, seat, rewards, done, _info_dict(info)
 
     def _grow_log(self) -> None:
@@ -246,10 +246,7 @@ class VectorEnv:
 
 
 def _info_dict(info: np.ndarray) -> dict:
-    out = {}
-    for key, cols in _INFO_KEYS:
-        out[key] = info[:, list(cols)] if isinstance(cols, tuple) else info[:, cols]
-    return out
+    return {key: info[:, cols] for key, cols in _INFO_KEYS}
 
 
 __all__ = ["VectorEnv", "VectorEnvError", "VectorIllegalActionError", "table_seed", "SEED_STRIDE"]

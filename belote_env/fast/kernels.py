@@ -1030,9 +1030,10 @@ def _step_table(V, scale, S, MT, MT0, LOG, t, a, obs, mask, seat_out, rew, done,
 @njit(cache=True)
 def step(V, scale, S, MT, MT0, LOG, actions, obs, mask, seat_out, rew, done, info):
     """Apply one legal action per table (checked beforehand by check_actions), reset finished
-    episodes, then observe every table."""
+    episodes, then observe every table. Returns the longest episode log (LOGLEN)."""
     for t in range(S.shape[0]):
         _step_table(V, scale, S, MT, MT0, LOG, t, actions[t], obs, mask, seat_out, rew, done, info)
+    return _longest_log(S)
 
 
 @njit(cache=True, parallel=True)
@@ -1040,6 +1041,15 @@ def step_parallel(V, scale, S, MT, MT0, LOG, actions, obs, mask, seat_out, rew, 
     """:func:`step` with the tables shared among numba's threads (each table is independent)."""
     for t in prange(S.shape[0]):
         _step_table(V, scale, S, MT, MT0, LOG, t, actions[t], obs, mask, seat_out, rew, done, info)
+    return _longest_log(S)
+
+
+@njit(cache=True)
+def _longest_log(S):
+    longest = 0
+    for t in range(S.shape[0]):
+        longest = max(longest, S[t, LOGLEN])
+    return longest
 
 
 @njit(cache=True)
