@@ -86,7 +86,6 @@ from torch import nn
 from torch.distributions import Categorical
 from tqdm import tqdm
 
-from agents.base import SeatView
 from agents.neural import CHECKPOINT_FORMAT, NeuralAgent, PolicyValueNet, build_net, load_agent, load_checkpoint
 from belote_env.observation import OBS_SIZE, action_mask, encode
 from belote_env.rewards import deal_reward
@@ -410,7 +409,7 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
                 agent = tables.opponents[tables.opponent[i]]
                 action_mask(g, seat, opp_mask)
                 obs = encode(g, seat, opp_obs) if agent.needs_observation else None
-                actions[i] = int(agent.act(obs, opp_mask, SeatView(g, seat)))
+                actions[i] = int(agent.act(obs, opp_mask, g.info_state(seat) if agent.needs_info else None))
                 rows[i] = -1
             else:
                 j = start + k
@@ -594,7 +593,7 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
             encode(game, seat, demo.obs[n])
             action_mask(game, seat, demo.mask[n])
             obs = demo.obs[n] if agent.needs_observation else None
-            action = int(agent.act(obs, demo.mask[n], SeatView(game, seat)))
+            action = int(agent.act(obs, demo.mask[n], game.info_state(seat) if agent.needs_info else None))
             demo.actions[n], seats[n] = action, seat
             n += 1
             result = game.apply(action)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from .base import Agent, SeatView
+from .base import Agent
 
 
 class AgentSpecError(ValueError):
@@ -78,4 +78,4 @@ def _heuristic() -> Agent:
 register_agent("random", _random)
 register_agent("heuristic", _heuristic)
 
-__all__ = ["Agent", "SeatView", "AgentSpecError", "make_agent", "register_agent", "agent_names", "is_checkpoint_spec"]
+__all__ = ["Agent", "AgentSpecError", "make_agent", "register_agent", "agent_names", "is_checkpoint_spec"]

@@ -1,16 +1,16 @@
 """The agent interface shared by tournaments, training evaluation and the env.
 
-An agent sees what the environment gives a player:
+An agent sees what the environment gives a player, and nothing else:
 
-- ``observation``: the float32 vector of ``belote_env.observation.encode``;
+- ``observation``: the float32 vector of ``belote_env.observation.encode``
+  (None for agents with ``needs_observation = False``);
 - ``action_mask``: the int8 mask over the 112 actions (1 = legal);
-- ``view``: a :class:`SeatView`, the rules state seen from one seat. Only
-  agents that need it (heuristic, search) read it; they must use only what
-  that seat may know: its own hand (``view.hand``), public history, and the
-  ``view.deal`` fields that are public (calls, contract, tricks, played
-  cards, belote events, public declarations). Search agents that need full
-  deals sample them from the seat's information (``belote_env.rules.sampling``)
-  instead of reading other hands.
+- ``info``: the seat's :class:`~belote_env.rules.info.InfoState` (own cards,
+  calls, contract, tricks, played cards, belote, public declarations, legal
+  actions; scores and garde in game episodes). It holds no reference to the
+  game state, so no other seat's cards can be read from it. Search agents
+  that need full deals draw them with
+  ``belote_env.rules.sampling.sample_deal(info, rng)``.
 
 ``act`` returns one legal action id. Agents are built by name or checkpoint
 path with :func:`agents.make_agent`.
@@ -18,32 +18,9 @@ path with :func:`agents.make_agent`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from belote_env.rules.game import GameState
-from belote_env.rules.state import DealState
-
-
-@dataclass
-class SeatView:
-    """The rules state from one seat's chair."""
-
-    game: GameState
-    seat: int
-
-    @property
-    def deal(self) -> DealState:
-        return self.game.deal
-
-    @property
-    def hand(self) -> int:
-        return self.game.deal.hands[self.seat]
-
-    @property
-    def variant(self):
-        return self.game.variant
+from belote_env.rules.info import InfoState
 
 
 class Agent:
@@ -56,16 +33,17 @@ class Agent:
 
     name = "agent"
     needs_observation = True  # False lets a table skip encoding for rule-based agents
+    needs_info = True  # False lets a table skip building the InfoState (neural agents)
 
     def reset(self, seed: int | None = None) -> None:
         pass
 
-    def act(self, observation: np.ndarray | None, action_mask: np.ndarray, view: SeatView) -> int:
+    def act(self, observation: np.ndarray | None, action_mask: np.ndarray, info: InfoState | None) -> int:
         raise NotImplementedError
 
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, views: list[SeatView]) -> list[int]:
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, infos: list) -> list[int]:
         """Many decisions at once; neural agents override this with one forward pass."""
-        return [self.act(o, m, v) for o, m, v in zip(observations, action_masks, views)]
+        return [self.act(o, m, i) for o, m, i in zip(observations, action_masks, infos)]
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"

@@ -1,6 +1,6 @@
 """The ``heuristic`` agent: a rule-based player for every bidding system and for card play.
 
-It uses only what its seat may know: its own hand (``view.hand``), the
+It uses only what its seat may know: its own hand (``info.hand``), the
 turn-up, the calls, the contract, the cards played so far (tricks and the
 trick in progress), belote events. It never reads another seat's hand.
 
@@ -50,7 +50,7 @@ from belote_env.rules.cards import ALL_TRUMP, NO_TRUMP, SUIT_MASK, strain_table
 from belote_env.rules.play import beats
 from belote_env.rules.state import BIDDING
 
-from .base import Agent, SeatView
+from .base import Agent, InfoState
 
 # Rank bits within a suit byte: 7 8 9 10 J Q K A.
 _R7, _R8, _R9, _R10, _RJ, _RQ, _RK, _RA = (1 << r for r in range(8))
@@ -193,32 +193,32 @@ class HeuristicAgent(Agent):
     name = "heuristic"
     needs_observation = False
 
-    def act(self, observation: np.ndarray | None, action_mask: np.ndarray | None, view: SeatView) -> int:
-        deal = view.deal
+    def act(self, observation: np.ndarray | None, action_mask: np.ndarray | None, info: InfoState) -> int:
+        deal = info
         legal = deal.legal_actions()
         if len(legal) == 1:
             return legal[0]
         if deal.phase == BIDDING:
-            a = self._bid(view, legal)
+            a = self._bid(info, legal)
         else:
-            a = self._play(view, legal)
+            a = self._play(info, legal)
         if a not in legal:  # defensive: every branch picks from legal, but never return an illegal id
             a = legal[0]
         return a
 
     # ------------------------------------------------------------------ bidding
 
-    def _bid(self, view: SeatView, legal: list[int]) -> int:
-        system = view.variant.bidding
+    def _bid(self, info: InfoState, legal: list[int]) -> int:
+        system = info.variant.bidding
         if system == "take_or_pass":
-            return self._bid_take_or_pass(view, legal)
+            return self._bid_take_or_pass(info, legal)
         if system == "auction":
-            return self._bid_auction(view, legal)
-        return self._bid_81(view, legal)
+            return self._bid_auction(info, legal)
+        return self._bid_81(info, legal)
 
-    def _bid_take_or_pass(self, view: SeatView, legal: list[int]) -> int:
-        deal, variant = view.deal, view.variant
-        hand = view.hand | (1 << deal.turnup)
+    def _bid_take_or_pass(self, info: InfoState, legal: list[int]) -> int:
+        deal, variant = info, info.variant
+        hand = info.hand | (1 << deal.turnup)
         best, best_e = PASS, -1.0
         for a in legal:
             if a == PASS:
@@ -230,8 +230,8 @@ class HeuristicAgent(Agent):
         need = 92 if len(deal.calls) < 4 else 96
         return best if best_e >= need else PASS
 
-    def _bid_auction(self, view: SeatView, legal: list[int]) -> int:
-        deal, variant, seat, hand = view.deal, view.variant, view.seat, view.hand
+    def _bid_auction(self, info: InfoState, legal: list[int]) -> int:
+        deal, variant, seat, hand = info, info.variant, info.seat, info.hand
         legal_set = set(legal)
         high, high_seat = deal.high, deal.high_seat
         if deal.level > 1:
@@ -280,9 +280,9 @@ class HeuristicAgent(Agent):
                 return COINCHE
         return PASS
 
-    def _bid_81(self, view: SeatView, legal: list[int]) -> int:
-        deal, variant, seat = view.deal, view.variant, view.seat
-        hand = view.hand | (1 << deal.turnup)
+    def _bid_81(self, info: InfoState, legal: list[int]) -> int:
+        deal, variant, seat = info, info.variant, info.seat
+        hand = info.hand | (1 << deal.turnup)
         legal_set = set(legal)
         if deal.level > 1:
             return PASS
@@ -306,23 +306,23 @@ class HeuristicAgent(Agent):
                 strain = (high - BID) % 6
             else:
                 strain = high - TAKE
-            if defense_points(view.hand, strain) + 25 > 100:
+            if defense_points(info.hand, strain) + 25 > 100:
                 return COINCHE
         if high < 0 and EN_FACE in legal_set:
             # The partner takes the turn-up: worth it when the turn-up is a top trump and we support it.
-            tr = _byte(view.hand, up)
+            tr = _byte(info.hand, up)
             top_up = deal.turnup & 7 in (4, 2)  # jack or nine turned up
-            aces = sum(bool(_byte(view.hand, o) & _RA) for o in range(4) if o != up)
+            aces = sum(bool(_byte(info.hand, o) & _RA) for o in range(4) if o != up)
             if top_up and (tr & (_RJ | _R9) or tr.bit_count() >= 2) and aces >= 1 and ests[up] >= 84:
                 return EN_FACE
         return PASS
 
     # ---------------------------------------------------------------- card play
 
-    def _play(self, view: SeatView, legal: list[int]) -> int:
-        deal, seat = view.deal, view.seat
+    def _play(self, info: InfoState, legal: list[int]) -> int:
+        deal, seat = info, info.seat
         table = deal.table
-        hand = view.hand
+        hand = info.hand
         contract = deal.contract
         trump = contract.strain if contract.strain < 4 else -1
         played_all = deal.played[0] | deal.played[1] | deal.played[2] | deal.played[3]
@@ -337,7 +337,7 @@ class HeuristicAgent(Agent):
             return not higher[c] & unseen
 
         if not deal.trick:
-            return self._lead(view, legal, trump, unseen, is_master, taking, contract)
+            return self._lead(info, legal, trump, unseen, is_master, taking, contract)
 
         voids = _voids(deal, trump)
         trick = deal.trick
@@ -408,11 +408,11 @@ class HeuristicAgent(Agent):
             return v
         return max(legal, key=value)
 
-    def _lead(self, view, legal, trump, unseen, is_master, taking, contract) -> int:
-        deal, seat = view.deal, view.seat
+    def _lead(self, info, legal, trump, unseen, is_master, taking, contract) -> int:
+        deal, seat = info, info.seat
         table = deal.table
         points, strength = table.points, table.strength
-        hand = view.hand
+        hand = info.hand
         voids = _voids(deal, trump)
         opps = (seat ^ 1, seat ^ 3)
         if trump >= 0:

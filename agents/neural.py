@@ -12,7 +12,7 @@ the training arguments::
 
     from agents.neural import load_agent
     agent = load_agent("runs/coinche/checkpoints/latest.pt")
-    action = agent.act(observation, action_mask, view)
+    action = agent.act(observation, action_mask, None)   # a network needs no InfoState
 
 Loading uses ``torch.load(weights_only=True)``: a file is never unpickled
 into arbitrary objects, and a damaged or foreign file raises
@@ -29,7 +29,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.base import Agent, SeatView
+from agents.base import Agent
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
@@ -95,8 +95,11 @@ class NeuralAgent(Agent):
 
     Greedy by default (the most probable legal action, the usual choice for
     evaluation); ``sample=True`` draws from the policy instead, with its own
-    generator seeded by ``seed`` (and by :meth:`reset`).
+    generator seeded by ``seed`` (and by :meth:`reset`). It reads only the
+    observation and the mask (``needs_info = False``).
     """
+
+    needs_info = False
 
     def __init__(self, net: PolicyValueNet, name: str = "neural", sample: bool = False, seed: int | None = None,
                  device: str | torch.device = "cpu"):
@@ -113,7 +116,7 @@ class NeuralAgent(Agent):
             self.generator.manual_seed(seed)
 
     @torch.no_grad()
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, views: list[SeatView] | None = None) -> list[int]:
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, infos: list | None = None) -> list[int]:
         """One forward pass for the whole batch; returns one legal action per row."""
         obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=self.device)
         mask = torch.as_tensor(np.asarray(action_masks), device=self.device).bool()
@@ -134,8 +137,8 @@ class NeuralAgent(Agent):
             actions = logits.argmax(dim=1)
         return actions.tolist()
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView | None = None) -> int:
-        return self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None], [view])[0]
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info=None) -> int:
+        return self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None], [info])[0]
 
 
 def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> dict:

@@ -6,14 +6,16 @@ import random
 
 import numpy as np
 
-from .base import Agent, SeatView
+from belote_env.rules.info import InfoState
+
+from .base import Agent
 
 
 class RandomAgent(Agent):
     """Picks uniformly among the legal actions of the seat.
 
-    It reads the legal set from ``view`` (the rules state), which is the same
-    set as the ``action_mask`` the env gives; ``reset(seed)`` reseeds it, so a
+    It reads the legal set from ``info`` (the seat's InfoState), which is the
+    same set as the ``action_mask`` the env gives; ``reset(seed)`` reseeds it, so a
     tournament that resets it with a seeded value replays identically.
     """
 
@@ -27,9 +29,9 @@ class RandomAgent(Agent):
         if seed is not None:
             self.rng.seed(seed)
 
-    def act(self, observation: np.ndarray | None, action_mask: np.ndarray | None, view: SeatView) -> int:
-        if view is not None:
-            legal = view.deal.legal_actions()
+    def act(self, observation: np.ndarray | None, action_mask: np.ndarray | None, info: InfoState | None) -> int:
+        if info is not None:
+            legal = info.legal_actions()
         else:
             legal = np.flatnonzero(action_mask).tolist()
         if not legal:

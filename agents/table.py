@@ -6,7 +6,7 @@ the end together: an agent that needs the observation (a neural one) gets the
 decisions of all tables waiting on it in one ``act_batch`` call, built with
 ``belote_env.observation.encode`` / ``action_mask`` exactly as the env gives
 them; rule-based agents (``needs_observation = False``) are asked one by one
-and read the :class:`~agents.base.SeatView`.
+and read the seat's :class:`~belote_env.rules.info.InfoState`.
 
 Redeals after everyone passed are played automatically by ``GameState``. So
 that agents that never bid cannot loop forever, a table that redeals
@@ -24,9 +24,10 @@ from belote_env.observation import OBS_SIZE, action_mask, encode
 from belote_env.rules.actions import NUM_ACTIONS, action_name
 from belote_env.rules.errors import IllegalActionError
 from belote_env.rules.game import GameState
+from belote_env.rules.info import info_state
 from belote_env.rules.scoring import REDEAL
 
-from .base import Agent, SeatView
+from .base import Agent
 
 MAX_REDEALS = 64
 
@@ -90,23 +91,22 @@ def play_tables(tables: list[Table], max_redeals: int = MAX_REDEALS) -> list[Tab
                 if agent.needs_observation:
                     waiting.setdefault(id(agent), (agent, []))[1].append(t)
                     break
-                a = agent.act(None, action_mask(game, seat), SeatView(game, seat))
+                a = agent.act(None, action_mask(game, seat), info_state(game, seat))
                 _apply(t, agent, seat, a, max_redeals)
         for agent, group in waiting.values():
             n = len(group)
             obs = np.empty((n, OBS_SIZE), dtype=np.float32)
             masks = np.empty((n, NUM_ACTIONS), dtype=np.int8)
-            views = []
+            seats = [t.game.deal.seat for t in group]
             for i, t in enumerate(group):
-                seat = t.game.deal.seat
-                encode(t.game, seat, obs[i])
-                action_mask(t.game, seat, masks[i])
-                views.append(SeatView(t.game, seat))
-            actions = agent.act_batch(obs, masks, views)
+                encode(t.game, seats[i], obs[i])
+                action_mask(t.game, seats[i], masks[i])
+            infos = [info_state(t.game, s) if agent.needs_info else None for t, s in zip(group, seats)]
+            actions = agent.act_batch(obs, masks, infos)
             if len(actions) != n:
                 raise AgentActionError(f"agent {agent!r}.act_batch returned {len(actions)} actions for {n} decisions")
-            for t, v, a in zip(group, views, actions):
-                _apply(t, agent, v.seat, a, max_redeals)
+            for t, seat, a in zip(group, seats, actions):
+                _apply(t, agent, seat, a, max_redeals)
         pending = [t for t in pending if not t.done]
     return tables
 

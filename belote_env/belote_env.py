@@ -150,6 +150,15 @@ with a reward of -1 to the offender and 0 to the others, as PettingZoo's
 legal set. Under `raw_env`, an illegal action raises
 `belote_env.rules.IllegalActionError` (a `ValueError`).
 
+### Information state
+
+`infos[agent]["info_state"]` holds the acting agent's
+`belote_env.rules.InfoState`: its own cards, the turn-up, the calls, the
+contract, the tricks, played cards, belote events, public declarations, its
+legal actions, and in game episodes the scores and garde. It refers to no
+game state, so rule-based and search agents can sit at tables run by other
+libraries without access to hidden cards. Only the agent to act has it.
+
 ### For search agents
 
 `env.unwrapped.game` is the rules state (`belote_env.rules.GameState`; its
@@ -431,6 +440,7 @@ class raw_env(AECEnv, EzPickle):
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos = {a: {} for a in AGENTS}
         self.agent_selection = AGENTS[0]
+        self._info_agent = None
         self._rewarded = False
 
     # --- PettingZoo API --------------------------------------------------
@@ -459,10 +469,22 @@ class raw_env(AECEnv, EzPickle):
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos = {a: {} for a in AGENTS}
+        self._info_agent = None
         self._rewarded = False
         self.agent_selection = AGENTS[self.game.deal.seat]
+        self._give_info_state()
         if self.render_mode == "human":
             self.render()
+
+    def _give_info_state(self) -> None:
+        """The acting agent's InfoState in its infos (under "info_state"); the others' are dropped."""
+        infos = self.infos
+        prev = self._info_agent
+        if prev is not None:
+            infos[prev].pop("info_state", None)
+        agent = self.agent_selection
+        infos[agent]["info_state"] = self.game.info_state(self._seat[agent])
+        self._info_agent = agent
 
     def observe(self, agent: str) -> dict:
         seat = self._seat[agent]
@@ -489,8 +511,12 @@ class raw_env(AECEnv, EzPickle):
             self._deal_ended(result)
         if game.over:
             self.terminations = dict.fromkeys(self.agents, True)
+            if self._info_agent is not None:
+                self.infos[self._info_agent].pop("info_state", None)
+                self._info_agent = None
         else:
             self.agent_selection = AGENTS[game.deal.seat]
+            self._give_info_state()
         if self.render_mode == "human":
             self.render()
 

@@ -7,6 +7,8 @@ Main entry points:
 - :class:`DealState` (one deal: ``from_hands``, ``random``, ``legal_actions``,
   ``apply``, ``clone``, ``format`` / ``parse``, ``tricks``, ``result``);
 - :class:`GameState` (deals to the target, garde, dealer rotation, redeals);
+- :class:`InfoState` (what one seat knows; ``deal.info_state(seat)``), the
+  only thing agents are handed;
 - :func:`score_deal` and :class:`DealResult` (the scoring of section 7);
 - the flat action space: :func:`action_name`, :func:`parse_action`, ``NUM_ACTIONS``.
 """
@@ -42,6 +44,7 @@ from .cards import (
 from .declarations import Declaration, hand_declarations
 from .errors import BeloteError, IllegalActionError, NotationError, VariantError
 from .game import GameState
+from .info import InfoState, info_state
 from .play import legal_cards
 from .scoring import Contract, DealResult, round10, score_deal
 from .state import BIDDING, DONE, PLAY, BeloteEvent, DealState, Trick, play_random_deal

@@ -37,6 +37,13 @@ class GameState:
     def legal_actions(self) -> list[int]:
         return [] if self.over else self.deal.legal_actions()
 
+    def info_state(self, seat: int):
+        """What ``seat`` knows (its cards, the public history, the scores), as an
+        :class:`~belote_env.rules.info.InfoState`."""
+        from .info import info_state
+
+        return info_state(self, seat)
+
     def apply(self, action: int) -> DealResult | None:
         """Apply an action; returns the deal's result when that action ended a deal."""
         deal = self.deal

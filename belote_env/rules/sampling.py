@@ -1,8 +1,9 @@
 """Sampling complete deals consistent with what one seat knows (for search agents).
 
 A search agent (determinized Monte Carlo, information-set MCTS...) must not
-read the other hands. :func:`sample_deal` draws, instead, a complete deal that
-the seat cannot tell apart from the real one:
+read the other hands, and is only handed its seat's
+:class:`~belote_env.rules.info.InfoState`. :func:`sample_deal` draws from it a
+complete deal that the seat cannot tell apart from the real one:
 
 - its own cards are the real ones, the turn-up is the real one;
 - every card played is where it was played, by the seat that played it;
@@ -27,12 +28,14 @@ from __future__ import annotations
 
 import random
 
-from .actions import NUM_CARDS
+from .actions import ACTION_NAMES, NUM_CARDS
 from .cards import KING, QUEEN, cards_of
 from .errors import BeloteError, IllegalActionError
+from .info import InfoState, info_state
 from .play import beats, legal_cards
 from .state import DealState
 
+STOCK_SIZE = 11  # turn-up deals: 32 cards - 4 x 5 dealt - the turn-up
 UNIFORM_TRIES = 300
 FALLBACK_TRIES = 20000
 
@@ -41,15 +44,23 @@ class SamplingError(BeloteError):
     """No consistent deal was found (a position that no real deal can reach)."""
 
 
-def sample_deal(deal: DealState, seat: int, rng: random.Random) -> DealState:
-    """A complete deal consistent with ``seat``'s information in ``deal``; see the module doc.
+def sample_deal(info: InfoState, rng: random.Random, *more) -> DealState:
+    """A complete deal consistent with an :class:`InfoState`; see the module doc.
 
-    ``deal`` is not modified. Raises :class:`SamplingError` if ``seat`` is not
-    0..3 or no consistent deal exists.
+    ``sample_deal(info, rng)``; the older form ``sample_deal(deal, seat, rng)``
+    builds ``deal.info_state(seat)`` first. Raises :class:`SamplingError` if
+    no consistent deal exists (or the seat is not 0..3).
     """
-    if not isinstance(seat, int) or not 0 <= seat <= 3:
-        raise SamplingError(f"seat must be 0..3, got {seat!r}")
-    info = _SeatInfo(deal, seat)
+    if isinstance(info, DealState):
+        deal, seat = info, rng
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
+            raise SamplingError(f"seat must be 0..3, got {seat!r}")
+        if len(more) != 1:
+            raise TypeError("sample_deal(deal, seat, rng) takes a deal, a seat and a random.Random")
+        info, rng = info_state(deal, seat), more[0]
+    elif not isinstance(info, InfoState) or more:
+        raise TypeError("sample_deal(info, rng): info is an InfoState (or use sample_deal(deal, seat, rng))")
+    info = _SeatInfo(info)
     # Exact rejection sampling first, then the constrained (not exactly uniform) draw.
     for draw, tries in ((info.draw_uniform, UNIFORM_TRIES), (info.draw_constrained, FALLBACK_TRIES)):
         for _ in range(tries):
@@ -58,25 +69,31 @@ def sample_deal(deal: DealState, seat: int, rng: random.Random) -> DealState:
                 st = info.build(hidden, rng)
                 if st is not None:
                     return st
-    raise SamplingError(
-        f"no deal consistent with seat {seat}'s information was found for position {deal.format()!r}"
-    )
+    raise SamplingError(f"no deal consistent with {_describe(info.info)} was found")
+
+
+def _describe(info: InfoState) -> str:
+    from .cards import format_cards
+
+    return (f"seat {info.seat}'s information (hand {format_cards(info.hand)}, "
+            f"moves {', '.join(ACTION_NAMES[a] for a in info.history)})")
 
 
 class _SeatInfo:
     """What ``seat`` knows, as card sets per holder, and what each holder cannot hold."""
 
-    def __init__(self, deal: DealState, seat: int):
-        self.deal = deal
-        self.seat = seat
+    def __init__(self, info: InfoState):
+        self.info = deal = info
+        self.seat = seat = info.seat
+        self.history = info.history
         self.turn_up = deal.turnup >= 0
         self.dealt = deal.contract is not None or not self.turn_up  # all 32 cards in hands
         played = deal.played
         known = [played[s] for s in range(4)]
         if self.dealt:
-            known[seat] = deal.hands[seat] | played[seat]
+            known[seat] = deal.hand | played[seat]
         else:
-            known[seat] = deal.initial[seat]
+            known[seat] = deal.initial_hand
         # Cards the others must still hold: the pair of an announced belote,
         # public declarations, the turn-up given to the taker.
         if deal.contract is not None and self.turn_up:
@@ -101,14 +118,14 @@ class _SeatInfo:
         self.forbidden = [self._forbidden(s) for s in self.holders]
         if not self.dealt:
             self.holders.append(4)
-            self.need.append(len(deal.stock))
+            self.need.append(STOCK_SIZE)
             self.forbidden.append(0)
         if sum(self.need) != len(self.unknown) or min(self.need) < 0:
-            raise SamplingError(f"inconsistent card counts for seat {seat} in position {deal.format()!r}")
+            raise SamplingError(f"inconsistent card counts in {_describe(info)}")
 
     def _forbidden(self, s: int) -> int:
         """Cards that, held by ``s`` when it played, would have made one of its plays illegal."""
-        deal = self.deal
+        deal = self.info
         v = deal.variant
         table = deal.table
         if table is None:
@@ -178,7 +195,7 @@ class _SeatInfo:
 
     def build(self, hidden: list[int], rng: random.Random) -> DealState | None:
         """The deal with these hidden cards, history replayed; None if the replay differs."""
-        deal = self.deal
+        deal = self.info
         full = self.known[:]
         stock_cards = 0
         for holder, m in zip(self.holders, hidden):
@@ -195,26 +212,26 @@ class _SeatInfo:
         else:
             st = self._build_dealt_turn_up(full, rng)
         try:
-            for a in deal.history:
+            for a in self.history:
                 st.apply(a)
         except IllegalActionError:
             return None
-        if st.belote_events != deal.belote_events or st.public_declarations() != deal.public_declarations():
+        if tuple(st.belote_events) != deal.belote_events or tuple(st.public_declarations()) != deal.declarations:
             return None
-        if st.hands[self.seat] != deal.hands[self.seat]:
+        if st.hands[self.seat] != deal.hand:
             return None
         return st
 
     def _build_dealt_turn_up(self, full: list[int], rng: random.Random) -> DealState:
         """Split each 8-card hand into the 5 dealt first and the cards dealt after the take."""
-        deal = self.deal
+        deal = self.info
         taker = deal.contract.taker
         initial = [0] * 4
         portions = [[] for _ in range(4)]
         for s in range(4):
             if s == self.seat:
-                initial[s] = deal.initial[s]
-                portions[s] = cards_of(full[s] & ~deal.initial[s] & ~(1 << deal.turnup))
+                initial[s] = deal.initial_hand
+                portions[s] = cards_of(full[s] & ~deal.initial_hand & ~(1 << deal.turnup))
                 continue
             rest = cards_of(full[s] & ~(1 << deal.turnup)) if s == taker else cards_of(full[s])
             rng.shuffle(rest)
@@ -230,7 +247,7 @@ class _SeatInfo:
 def sample_game_deal(game, seat: int, rng: random.Random):
     """A clone of ``game`` (a GameState) whose current deal is replaced by :func:`sample_deal`."""
     g = game.clone()
-    g.deal = sample_deal(game.deal, seat, rng)
+    g.deal = sample_deal(info_state(game.deal, seat), rng)
     return g
 
 

@@ -280,6 +280,12 @@ class DealState:
             out.append((self.leader, tuple(self.trick)))
         return out
 
+    def info_state(self, seat: int):
+        """What ``seat`` knows of this deal, as an :class:`~belote_env.rules.info.InfoState`."""
+        from .info import info_state
+
+        return info_state(self, seat)
+
     def public_declarations(self) -> list[Declaration]:
         """Scoring declarations, public once the first trick is complete."""
         if not self.tricks:

@@ -4,30 +4,15 @@ import random
 
 import pytest
 
-from agents.base import SeatView
 from agents.heuristic import HeuristicAgent, estimate_points
 from belote_env.rules import DealState, parse_action, parse_cards
 from belote_env.rules.game import GameState
 from belote_env.variants import load_variant, variant_names
 
 
-class _Game:
-    def __init__(self, deal):
-        self.deal, self.variant = deal, deal.variant
-
-
-def _blind(deal: DealState, seat: int) -> DealState:
-    """The same position with every other seat's cards wiped out."""
-    d = deal.clone()
-    d.legal_actions()
-    d.hands = [h if s == seat else 0 for s, h in enumerate(d.hands)]
-    d.initial = tuple(h if s == seat else 0 for s, h in enumerate(d.initial))
-    d.stock = ()
-    return d
-
-
 @pytest.mark.parametrize("name", variant_names())
-def test_plays_legal_actions_and_never_reads_other_hands(name):
+def test_plays_legal_actions_from_the_info_state(name):
+    """The agent is handed only the seat's InfoState (tests/rules/test_info.py shows it holds no other hand)."""
     variant = load_variant(name)
     agent = HeuristicAgent()
     rng = random.Random(1)
@@ -35,9 +20,8 @@ def test_plays_legal_actions_and_never_reads_other_hands(name):
         deal = DealState.random(variant, k & 3, rng)
         while not deal.is_over:
             seat = deal.seat
-            a = agent.act(None, None, SeatView(_Game(deal), seat))
+            a = agent.act(None, None, deal.info_state(seat))
             assert a in deal.legal_actions()
-            assert agent.act(None, None, SeatView(_Game(_blind(deal, seat)), seat)) == a
             deal.apply(a)
 
 
@@ -59,12 +43,12 @@ def test_opens_strong_hand_and_passes_weak_one():
     strong = ["JH 9H AH 10H AS 10S AC KD", "7S 8S 9S JS QS KS 7H 8H", "QH KH 7D 8D 9D 10D JD QD",
               "7C 8C 9C 10C JC QC KC AD"]
     d = _deal_at("coinche", strong, [], dealer=3)  # seat 0 speaks first
-    a = HeuristicAgent().act(None, None, SeatView(_Game(d), 0))
+    a = HeuristicAgent().act(None, None, d.info_state(0))
     assert a >= 41 and (a - 41) % 6 == 1  # a bid in hearts
     weak = ["7H 8H QS 9S 8C 7C 8D 7D", "JH 9H AH 10H AS 10S AC KD", "7S 8S JS KS QH KH 9D 10D",
             "9C 10C JC QC KC AD JD QD"]
     d = _deal_at("coinche", weak, [], dealer=3)
-    assert HeuristicAgent().act(None, None, SeatView(_Game(d), 0)) == parse_action("pass")
+    assert HeuristicAgent().act(None, None, d.info_state(0)) == parse_action("pass")
 
 
 def test_gives_points_to_partner_holding_the_trick_and_wins_cheaply():
@@ -73,11 +57,11 @@ def test_gives_points_to_partner_holding_the_trick_and_wins_cheaply():
              "QS JS AC 10C JC 8H JD KD"]
     d = _deal_at("coinche", hands, ["80 H", "pass", "pass", "pass"], dealer=3)
     # Seat 0 leads: as taker with the master JH it pulls trumps.
-    assert HeuristicAgent().act(None, None, SeatView(_Game(d), 0)) == parse_action("JH")
+    assert HeuristicAgent().act(None, None, d.info_state(0)) == parse_action("JH")
     d.apply(parse_action("JH"))
     d.apply(parse_action("9D"))  # seat 1: void in hearts, discards
     # Seat 2: partner holds the trick with the master jack; it must follow hearts and gives the 10.
-    assert HeuristicAgent().act(None, None, SeatView(_Game(d), 2)) == parse_action("10H")
+    assert HeuristicAgent().act(None, None, d.info_state(2)) == parse_action("10H")
 
 
 def test_plays_low_when_it_cannot_win_safely():
@@ -85,4 +69,4 @@ def test_plays_low_when_it_cannot_win_safely():
              "QS JS AC 10C JC 8H JD KD"]
     d = _deal_at("coinche", hands, ["80 H", "pass", "pass", "pass", "8C"], dealer=3)
     # Seat 1 could head 8C with QC or KC, but AC and 10C are still out: it plays its 7C.
-    assert HeuristicAgent().act(None, None, SeatView(_Game(d), 1)) == parse_action("7C")
+    assert HeuristicAgent().act(None, None, d.info_state(1)) == parse_action("7C")

@@ -6,7 +6,8 @@ import pytest
 from agents.base import Agent
 from agents.table import AgentActionError, Table, play_game, play_tables
 from agents.random_agent import RandomAgent
-from belote_env.observation import OBS_SIZE, action_mask, encode
+from belote_env.observation import OBS_SIZE
+from belote_env.rules.cards import cards_of
 from belote_env.rules.actions import PASS
 from belote_env.rules.game import GameState
 from belote_env.variants import load_variant
@@ -20,12 +21,13 @@ class FirstLegalBatched(Agent):
     def __init__(self):
         self.batch_sizes = []
 
-    def act_batch(self, observations, action_masks, views):
-        self.batch_sizes.append(len(views))
-        assert observations.shape == (len(views), OBS_SIZE)
-        for o, m, v in zip(observations, action_masks, views):
-            assert np.array_equal(o, encode(v.game, v.seat))
-            assert np.array_equal(m, action_mask(v.game, v.seat))
+    def act_batch(self, observations, action_masks, infos):
+        self.batch_sizes.append(len(infos))
+        assert observations.shape == (len(infos), OBS_SIZE)
+        for o, m, info in zip(observations, action_masks, infos):
+            assert info.to_act
+            assert np.flatnonzero(m).tolist() == info.legal_actions()
+            assert np.flatnonzero(o[:32]).tolist() == cards_of(info.hand)  # the 'hand' segment
         return [int(np.flatnonzero(m)[0]) for m in action_masks]
 
 
@@ -41,7 +43,7 @@ def test_observation_agents_are_batched_across_tables():
 class Illegal(Agent):
     needs_observation = False
 
-    def act(self, observation, action_mask, view):
+    def act(self, observation, action_mask, info):
         return 111  # en_face: never legal in coinche
 
 
@@ -53,7 +55,7 @@ def test_illegal_action_names_agent_and_legal_set():
 class AlwaysPass(Agent):
     needs_observation = False
 
-    def act(self, observation, action_mask, view):
+    def act(self, observation, action_mask, info):
         return PASS
 
 

@@ -196,3 +196,21 @@ def test_render_human_prints(capsys):
     e.reset(seed=0)
     assert e.render() is None
     assert "Turn-up:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["coinche", "belote_classique"])
+def test_acting_agent_gets_its_info_state(name):
+    e = belote_env.env(name, episode="game")
+    e.reset(seed=3)
+    rng = random.Random(0)
+    for agent in e.agent_iter(max_iter=120):
+        obs, reward, term, trunc, info = e.last()
+        if term or trunc:
+            assert "info_state" not in info
+            e.step(None)
+            continue
+        seat = int(agent[-1])
+        assert info["info_state"] == e.unwrapped.game.info_state(seat)
+        assert info["info_state"].legal_actions() == np.flatnonzero(obs["action_mask"]).tolist()
+        assert all("info_state" not in e.infos[a] for a in e.agents if a != agent)
+        e.step(rng.choice(info["info_state"].legal_actions()))
