@@ -78,13 +78,17 @@ _NAME_TO_ACTION = {n.upper(): a for a, n in enumerate(ACTION_NAMES)}
 
 
 def action_name(action: int) -> str:
-    if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+    if isinstance(action, bool) or not isinstance(action, int):
+        raise NotationError(f"{action!r} is not an action id: expected an int 0..{NUM_ACTIONS - 1}")
+    if not 0 <= action < NUM_ACTIONS:
         raise NotationError(f"action id {action!r} is out of range 0..{NUM_ACTIONS - 1}")
     return ACTION_NAMES[action]
 
 
 def parse_action(text: str) -> int:
     """Inverse of :func:`action_name`; also accepts any card spelling of parse_card."""
+    if not isinstance(text, str):
+        raise NotationError(f"an action is text like 'JH', 'pass' or '100 H', got {text!r}")
     t = " ".join(text.split()).upper()
     a = _NAME_TO_ACTION.get(t)
     if a is not None:

@@ -44,13 +44,15 @@ def card_rank(card: int) -> int:
 
 
 def card_name(card: int) -> str:
-    if not 0 <= card < 32:
+    if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 32:
         raise NotationError(f"card id {card!r} is out of range 0..31")
     return CARD_NAMES[card]
 
 
 def parse_card(text: str) -> int:
     """Parse ``"JH"``, ``"10S"``, ``"TS"``, ``"j♥"`` into a card id."""
+    if not isinstance(text, str):
+        raise NotationError(f"a card is text like 'JH' or '10S', got {text!r}")
     t = text.strip().upper()
     for i, sym in enumerate(SUIT_SYMBOLS):
         t = t.replace(sym, SUIT_LETTERS[i])
@@ -90,6 +92,8 @@ def format_cards(mask: int) -> str:
 
 def parse_cards(text: str) -> int:
     """Parse a space-separated list of cards into a mask; duplicates are an error."""
+    if not isinstance(text, str):
+        raise NotationError(f"cards are text like 'AS 10S JH', got {text!r}")
     m = 0
     for tok in text.split():
         c = parse_card(tok)
@@ -104,6 +108,8 @@ def strain_name(strain: int) -> str:
 
 
 def parse_strain(text: str) -> int:
+    if not isinstance(text, str):
+        raise NotationError(f"a strain is text like 'H' or 'NT', got {text!r}")
     t = text.strip().upper()
     for i, sym in enumerate(SUIT_SYMBOLS):
         if t == sym:

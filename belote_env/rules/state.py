@@ -12,6 +12,7 @@ data with their clones. Two states are equal when their defining data are.
 from __future__ import annotations
 
 import copy
+import operator
 import random
 from typing import NamedTuple
 
@@ -85,8 +86,10 @@ class DealState:
         non-taker from the dealer's left gets 3, the taker 2); with no
         ``stock`` the remaining cards are used in ascending order.
         """
-        if not 0 <= dealer < 4:
-            raise NotationError(f"dealer must be a seat 0..3, got {dealer!r}")
+        _check_seat(dealer, "dealer")
+        _check_garde(garde)
+        if hands is None or isinstance(hands, (str, int)):
+            raise NotationError(f"hands: expected 4 hands (seat 0 first), got {hands!r}")
         masks = [_to_mask(h, f"hand of seat {i}") for i, h in enumerate(hands)]
         if len(masks) != 4:
             raise NotationError(f"need 4 hands, got {len(masks)}")
@@ -108,14 +111,18 @@ class DealState:
         else:
             if turnup is None:
                 raise NotationError("deal 'turn_up' needs the turn-up card")
-            tu = turnup if isinstance(turnup, int) else parse_card(turnup)
+            tu = _card_id(turnup, "turn-up")
             if union >> tu & 1:
                 raise NotationError(f"turn-up {CARD_NAMES[tu]} is also in a hand")
             rest = FULL_DECK & ~union & ~(1 << tu)
             if stock is None:
                 stk = tuple(cards_of(rest))
             else:
-                stk = tuple(stock) if not isinstance(stock, str) else tuple(parse_card(t) for t in stock.split())
+                items = stock.split() if isinstance(stock, str) else stock
+                try:
+                    stk = tuple(_card_id(c, "stock") for c in items)
+                except TypeError:
+                    raise NotationError(f"stock must be the 11 cards not dealt, got {stock!r}") from None
                 if len(stk) != 11 or len(set(stk)) != 11 or sum(1 << c for c in stk) != rest:
                     raise NotationError(f"stock must be the 11 cards not dealt ({format_cards(rest)}), got {stock!r}")
         st = cls.__new__(cls)
@@ -131,6 +138,8 @@ class DealState:
     @classmethod
     def random(cls, variant: Variant, dealer: int, rng: random.Random, garde: int = 0) -> "DealState":
         """A uniformly shuffled deal drawn from ``rng``."""
+        _check_seat(dealer, "dealer")
+        _check_garde(garde)
         deck = list(range(32))
         rng.shuffle(deck)
         n = 8 if variant.deal == "full" else 5
@@ -298,9 +307,12 @@ class DealState:
         """Play ``action`` for the seat to act; raises IllegalActionError if it is not legal."""
         if self._legal is None:
             self.legal_actions()
-        if not isinstance(action, int) and hasattr(action, "__index__"):
-            action = action.__index__()  # integer types of other libraries (a policy's numpy argmax)
-        if not (isinstance(action, int) and action >= 0 and self._legal_mask >> action & 1):
+        if type(action) is not int:
+            given = action
+            action = _as_action(given)
+            if action is None:
+                self._illegal(given)
+        if not (action >= 0 and self._legal_mask >> action & 1):
             self._illegal(action)
         self._legal = None
         self.history.append(action)
@@ -463,16 +475,60 @@ class DealState:
         return st
 
 
+def _as_action(action) -> int | None:
+    """An action id from an integer of another library (a policy's numpy argmax, a 0-d
+    array); None for anything else (bools, floats, arrays of other shapes...)."""
+    if isinstance(action, bool) or type(action).__name__ in ("bool_", "bool"):
+        return None
+    try:
+        return operator.index(action)
+    except TypeError:
+        return None
+
+
+def _card_id(c, what: str) -> int:
+    if isinstance(c, str):
+        return parse_card(c)
+    if type(c) is not int:
+        if isinstance(c, bool):
+            raise NotationError(f"{what}: {c!r} is not a card (a card id 0..31 or text like 'JH')")
+        try:
+            c = operator.index(c)
+        except TypeError:
+            raise NotationError(f"{what}: {c!r} is not a card (a card id 0..31 or text like 'JH')") from None
+    if not 0 <= c < 32:
+        raise NotationError(f"{what}: card id {c!r} is out of range 0..31")
+    return c
+
+
+def _check_seat(value, what: str) -> int:
+    if isinstance(value, bool) or type(value) is not int or not 0 <= value <= 3:
+        raise NotationError(f"{what} must be a seat, an int 0..3, got {value!r}")
+    return value
+
+
+def _check_garde(value) -> int:
+    if isinstance(value, bool) or type(value) is not int or value < 0:
+        raise NotationError(f"garde must be a non-negative int (points held over from a litige), got {value!r}")
+    return value
+
+
 def _to_mask(h, what: str) -> int:
+    if h is None or isinstance(h, bool):
+        raise NotationError(f"{what}: expected a card mask, a list of cards or text like 'AS 10S JH', got {h!r}")
     if isinstance(h, int):
         if not 0 <= h <= FULL_DECK:
             raise NotationError(f"{what}: mask {h!r} is not a 32-bit card set")
         return h
     if isinstance(h, str):
         return parse_cards(h)
+    try:
+        cards = list(h)
+    except TypeError:
+        raise NotationError(f"{what}: expected a card mask, a list of cards or text like 'AS 10S JH', got {h!r}") from None
     m = 0
-    for c in h:
-        c = c if isinstance(c, int) else parse_card(c)
+    for c in cards:
+        c = _card_id(c, what)
         if m >> c & 1:
             raise NotationError(f"{what}: card {CARD_NAMES[c]} is listed twice")
         m |= 1 << c
