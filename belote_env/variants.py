@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .rules.errors import VariantError
-from .rules.variant import Variant
+from .rules.variant import Variant, short_repr
 
 VARIANTS_DIR = Path(__file__).resolve().parent.parent / "configs" / "variants"
 
@@ -22,6 +22,8 @@ def variant_names() -> list[str]:
 
 
 def variant_path(name_or_path: str | Path) -> Path:
+    if not isinstance(name_or_path, (str, Path)):
+        raise VariantError(f"a variant is a shipped name, a YAML path or a Variant, got {short_repr(name_or_path)}")
     p = Path(name_or_path)
     if p.suffix in (".yaml", ".yml") or p.exists():
         if not p.is_file():
@@ -36,24 +38,85 @@ def variant_path(name_or_path: str | Path) -> Path:
     return p
 
 
-def load_variant(name_or_path: str | Path | Variant = "coinche", **overrides) -> Variant:
-    """A validated :class:`Variant` from a shipped name or a YAML path, plus overrides."""
+MAX_FILE_BYTES = 64 * 1024  # a variant file is a dozen lines
+MAX_ALIASES = 16  # YAML aliases allowed in one file (a "billion laughs" file has thousands)
+
+
+class _YamlLimit(Exception):
+    """A variant file beyond what a variant file can need: aliases, duplicate keys."""
+
+
+def _loader_class():
     import yaml
 
+    class Loader(yaml.SafeLoader):
+        """SafeLoader that refuses duplicate keys and counts aliases."""
+
+        def __init__(self, stream):
+            super().__init__(stream)
+            self.aliases = 0
+
+        def compose_node(self, parent, index):
+            if self.check_event(yaml.AliasEvent):
+                self.aliases += 1
+                if self.aliases > MAX_ALIASES:
+                    raise _YamlLimit(f"more than {MAX_ALIASES} YAML aliases")
+            return super().compose_node(parent, index)
+
+        def construct_mapping(self, node, deep=False):
+            seen = set()
+            for key_node, _ in node.value:
+                if isinstance(key_node, yaml.ScalarNode):
+                    if key_node.value in seen:
+                        raise _YamlLimit(f"key {short_repr(key_node.value)} appears twice "
+                                         f"(line {key_node.start_mark.line + 1})")
+                    seen.add(key_node.value)
+            return super().construct_mapping(node, deep)
+
+    return Loader
+
+
+def read_variant_file(path: Path) -> dict:
+    """The mapping in a variant file; VariantError naming the file for anything else."""
+    import yaml
+
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise VariantError(f"{path}: cannot be read ({e.strerror or e})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise VariantError(f"{path}: {len(raw):,} bytes; a variant file is at most {MAX_FILE_BYTES:,}")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise VariantError(f"{path}: not UTF-8 text (byte {e.start}); a variant file is YAML text") from None
+    empty = f"{path}: the file is empty; a variant file maps switches to values, e.g. 'bidding: auction'"
+    if not text.strip():
+        raise VariantError(empty)
+    try:
+        data = yaml.load(text, Loader=_loader_class())
+    except _YamlLimit as e:
+        raise VariantError(f"{path}: {e}") from None
+    except RecursionError:
+        raise VariantError(f"{path}: nested too deeply; a variant file is a flat mapping of switches") from None
+    except yaml.YAMLError as e:
+        raise VariantError(f"{path}: not valid YAML: {short_repr(str(e))}") from None
+    if data is None:
+        raise VariantError(empty)
+    if not isinstance(data, dict):
+        raise VariantError(f"{path}: a variant file is a mapping of switches to values, got {type(data).__name__}")
+    return data
+
+
+def load_variant(name_or_path: str | Path | Variant = "coinche", **overrides) -> Variant:
+    """A validated :class:`Variant` from a shipped name or a YAML path, plus overrides."""
     if isinstance(name_or_path, Variant):
         base = name_or_path
         return base.with_overrides("overrides", **overrides) if overrides else base
     path = variant_path(name_or_path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as e:
-        raise VariantError(f"{path}: not valid YAML: {e}") from None
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise VariantError(f"{path}: a variant file is a mapping of switches to values")
+    data = read_variant_file(path)
     data.setdefault("name", "_".join(path.stem.split()) or "custom")
     variant = Variant.from_dict(data, str(path))
     if overrides:
-        variant = variant.with_overrides(f"{path} with overrides {overrides}", **overrides)
+        variant = variant.with_overrides(f"{path} with overrides {short_repr(overrides)}", **overrides)
     return variant

@@ -9,6 +9,7 @@ is allowed. Reading YAML files is done one layer up, in
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass, fields
 from functools import cached_property
 
@@ -41,6 +42,15 @@ SCHEMA: dict[str, tuple[type, tuple | None, object]] = {
     "belote": (str, ("auto",), "auto"),
     "episode": (str, EPISODES, "deal"),
 }
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 2, 60, 60, 4, 4
+
+
+def short_repr(value) -> str:
+    """A repr of bounded length and depth, for error messages about user data."""
+    return _REPR.repr(value)
+
 
 # Which scoring goes with which bidding and deal (RULES.md 3, 7, 10).
 _SCORING_BIDDING = {"classic": "take_or_pass", "coinche": "auction", "contree": "auction", "cobrecaf_81": "cobrecaf_81"}
@@ -75,7 +85,7 @@ class Variant:
         for key, value in data.items():
             if key not in SCHEMA:
                 raise VariantError(
-                    f"{source}: unknown key {key!r}; allowed keys: {', '.join(SCHEMA)}"
+                    f"{source}: unknown key {short_repr(key)}; allowed keys: {', '.join(SCHEMA)}"
                 )
             typ, allowed, _ = SCHEMA[key]
             ok = isinstance(value, typ) and not (typ is int and isinstance(value, bool))
@@ -83,10 +93,10 @@ class Variant:
                 raise VariantError(
                     f"{source}: key {key!r} must be {typ.__name__}"
                     + (f" (one of {', '.join(allowed)})" if allowed else "")
-                    + f", got {value!r}"
+                    + f", got {short_repr(value)}"
                 )
             if allowed is not None and value not in allowed:
-                raise VariantError(f"{source}: key {key!r} has value {value!r}; allowed: {', '.join(allowed)}")
+                raise VariantError(f"{source}: key {key!r} has value {short_repr(value)}; allowed: {', '.join(allowed)}")
             values[key] = value
         variant = cls(**values)
         variant.check(source)
@@ -113,7 +123,7 @@ class Variant:
                 f"{source}: key 'generale' applies only to scoring 'coinche' (RULES.md 7.2 scores it nowhere else)"
             )
         if not self.name or any(ch.isspace() or ch in "|=," for ch in self.name):
-            raise VariantError(f"{source}: key 'name' must be a non-empty word without spaces or '|=,', got {self.name!r}")
+            raise VariantError(f"{source}: key 'name' must be a non-empty word without spaces or '|=,', got {short_repr(self.name)}")
         if self.declarations and self.scoring in ("contree", "cobrecaf_81"):
             raise VariantError(
                 f"{source}: key 'declarations' must be false with scoring {self.scoring!r} "
