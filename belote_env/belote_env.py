@@ -174,6 +174,7 @@ seat's information with `belote_env.rules.sampling.sample_deal(deal, seat, rng)`
 
 from __future__ import annotations
 
+import operator
 import random
 import warnings
 
@@ -190,7 +191,7 @@ from .rules.actions import ACTION_NAMES, NUM_ACTIONS
 from .rules.errors import BeloteError
 from .rules.game import GameState
 from .rules.scoring import REDEAL
-from .rules.variant import Variant
+from .rules.variant import Variant, short_repr
 from .variants import load_variant
 
 AGENTS = ("player_0", "player_1", "player_2", "player_3")
@@ -253,21 +254,46 @@ class TerminateIllegalWrapper(_DirectAttributes, wrappers.TerminateIllegalWrappe
     def step(self, action) -> None:
         raw = self._raw
         agent = raw.agent_selection
-        prev = self._prev_obs
-        if prev is None or self._terminated or action is None or raw.terminations[agent] or raw.truncations[agent]:
+        if self._terminated or action is None or raw.terminations[agent] or raw.truncations[agent]:
             super().step(action)
-        elif prev["action_mask"][action]:
+            return
+        prev = self._prev_obs
+        if prev is None:  # step() without last()/observe(): look at the mask now
+            prev = self.observe(agent)
+        a = _action_id(action)
+        if a is not None and 0 <= a < NUM_ACTIONS and prev["action_mask"][a]:
             # A legal action: exactly what the parent does, without its attribute look-ups.
             self._prev_obs = self._prev_info = None
-            self.env.step(action)
-        else:
-            legal = ", ".join(f"{ACTION_NAMES[a]} ({a})" for a in raw.game.legal_actions())
-            warnings.warn(
-                f"illegal action {ACTION_NAMES[int(action)]!r} (id {int(action)}) by {agent} in phase "
-                f"{raw.game.deal.phase}; legal: {legal}. The episode ends with {ILLEGAL_REWARD} to {agent}.",
-                stacklevel=2,
-            )
-            super().step(action)
+            self.env.step(a)
+            return
+        shown = f"{ACTION_NAMES[a]!r} (id {a})" if a is not None and 0 <= a < NUM_ACTIONS else short_repr(action)
+        legal = ", ".join(f"{ACTION_NAMES[x]} ({x})" for x in raw.game.legal_actions())
+        warnings.warn(
+            f"illegal action {shown} by {agent} in phase {raw.game.deal.phase}; legal: {legal}. "
+            f"The episode ends with {ILLEGAL_REWARD} to {agent}.",
+            stacklevel=2,
+        )
+        # PettingZoo's handling of an illegal move (terminate, -1 to the offender), without its generic warning.
+        raw._cumulative_rewards[agent] = 0
+        raw.terminations = dict.fromkeys(raw.agents, True)
+        raw.truncations = dict.fromkeys(raw.agents, True)
+        raw.rewards = dict.fromkeys(raw.truncations, 0)
+        raw.rewards[agent] = float(self._illegal_value)
+        raw._accumulate_rewards()
+        raw._deads_step_first()
+        self._terminated = True
+        self._prev_obs = self._prev_info = None
+
+
+def _action_id(action) -> int | None:
+    """An action id from an int or a numpy integer (or 0-d integer array); None for anything else
+    (bools included, though Python counts them as ints)."""
+    if isinstance(action, (bool, np.bool_)):
+        return None
+    try:
+        return operator.index(action)
+    except TypeError:
+        return None
 
 
 class AssertOutOfBoundsWrapper(_DirectAttributes, wrappers.AssertOutOfBoundsWrapper):
@@ -498,15 +524,15 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        if type(action) is not int and isinstance(action, np.integer):
+            action = int(action)
+        game = self.game
+        result = game.apply(action)  # an illegal action raises here, before anything changes
         if self._rewarded:
             for a in self.rewards:
                 self.rewards[a] = 0.0
             self._rewarded = False
         self._cumulative_rewards[agent] = 0.0
-        if type(action) is not int and isinstance(action, np.integer):
-            action = int(action)
-        game = self.game
-        result = game.apply(action)
         if result is not None and result.outcome != REDEAL:
             self._deal_ended(result)
         if game.over:
