@@ -86,7 +86,7 @@ from torch import nn
 from torch.distributions import Categorical
 from tqdm import tqdm
 
-from agents.neural import CHECKPOINT_FORMAT, NeuralAgent, PolicyValueNet, build_net, load_agent, load_checkpoint
+from agents.neural import NeuralAgent, PolicyValueNet, build_net, checkpoint_dict, load_agent, load_checkpoint
 from belote_env.observation import OBS_SIZE, action_mask, encode
 from belote_env.rewards import deal_reward
 from belote_env.rules.actions import NUM_ACTIONS
@@ -96,6 +96,9 @@ from belote_env.variants import load_variant
 
 REPO = Path(__file__).resolve().parent
 CONFIG_DIR = REPO / "configs" / "train"
+
+
+RESUME_ENTRIES = ("args", "optimizer", "update", "global_step", "rng")
 
 
 class ConfigError(ValueError):
@@ -749,18 +752,16 @@ def atomic_save(obj, path: Path) -> None:
 
 
 def save_checkpoint(args: Args, net, optimizer, tables: Tables, update: int, global_step: int, elapsed: float) -> Path:
-    ckpt = {
-        "format": CHECKPOINT_FORMAT,
-        "model_config": net.config(),
-        "model": net.state_dict(),
-        "optimizer": optimizer.state_dict(),
-        "args": dataclasses.asdict(args),
-        "update": update,
-        "global_step": global_step,
-        "elapsed_s": elapsed,
-        "rng": {"python": random.getstate(), "numpy": _np_global_state(), "torch": torch.get_rng_state(),
-                "collect": tables.rng.bit_generator.state},
-    }
+    ckpt = checkpoint_dict(
+        net,
+        optimizer=optimizer.state_dict(),
+        args=dataclasses.asdict(args),
+        update=update,
+        global_step=global_step,
+        elapsed_s=elapsed,
+        rng={"python": random.getstate(), "numpy": _np_global_state(), "torch": torch.get_rng_state(),
+             "collect": tables.rng.bit_generator.state},
+    )
     d = checkpoint_dir(args)
     d.mkdir(parents=True, exist_ok=True)
     path = d / f"ckpt_{update:07d}.pt"
@@ -904,6 +905,13 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
         if path is None:
             raise ConfigError(f"--resume: no checkpoint in {checkpoint_dir(args)}; start the run without --resume")
         ckpt = load_checkpoint(path)
+        missing = [k for k in RESUME_ENTRIES if k not in ckpt]
+        if missing:
+            raise ConfigError(
+                f"--resume: {path} holds the network's weights only (no {', '.join(missing)}); it can be "
+                "evaluated (--evaluate PATH) or played as an agent, but a run resumes only from a checkpoint "
+                "train.py wrote during training"
+            )
         saved = dict(ckpt["args"])
         saved.update(cli_overrides or {})  # only options given on the command line may change on resume
         args = validate(Args(**{k: v for k, v in saved.items() if k in FIELDS}))

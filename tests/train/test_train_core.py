@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import train
-from agents.neural import CheckpointError, NeuralAgent, PolicyValueNet, load_agent
+from agents.neural import CheckpointError, NeuralAgent, PolicyValueNet, checkpoint_dict, load_agent
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
@@ -73,7 +73,7 @@ def _save(obj, path):
 
 def test_load_agent_rejects_damaged_and_foreign_files(tmp_path):
     net = PolicyValueNet(hidden_sizes=[8])
-    good = {"format": "belote_env.neural/1", "model_config": net.config(), "model": net.state_dict()}
+    good = checkpoint_dict(net)
     path = _save(good, tmp_path / "good.pt")
     assert isinstance(load_agent(path), NeuralAgent)
 
