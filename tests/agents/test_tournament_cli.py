@@ -1,0 +1,59 @@
+"""The tournament command on bad command lines: a one-line error and exit status 2,
+checked before any tournament runs; never a traceback."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agents.tournament import AUTO_PARALLEL_PAIRS, auto_workers, main
+
+TOKENS = ["heuristic", "random", "nobody", "x.pt", "-n", "2", "0", "-3", "abc", "-j", "1", "--bootstrap",
+          "--seed", "--variant", "coinche", "contree", "nope", "--games", "--out", "/proc/none", "--anchor",
+          "--no-progress", "--pairs", "1.5", ""]
+
+
+def _run(argv):
+    try:
+        return main(argv)
+    except SystemExit as e:  # argparse's own errors
+        return e.code
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(argv=st.lists(st.sampled_from(TOKENS), max_size=8))
+def test_any_command_line_exits_0_or_2(argv, capsys, tmp_path_factory):
+    argv = ["--no-progress", "-n", "2", "--bootstrap", "2", *argv]
+    with contextlib.chdir(tmp_path_factory.getbasetemp()):  # an '--out' folder lands there, not in the repository
+        code = _run(argv)
+    assert code in (0, 2)
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    if code == 2:
+        assert "error:" in err
+
+
+@pytest.mark.parametrize("option,value", [("-j", "0"), ("-j", "-2"), ("--bootstrap", "0"), ("--bootstrap", "-5"),
+                                          ("--pairs", "0"), ("-j", "two")])
+def test_non_positive_counts_are_refused(option, value, capsys):
+    assert _run(["heuristic", "random", option, value]) == 2
+    assert "positive integer" in capsys.readouterr().err
+
+
+def test_unwritable_out_is_found_before_the_tournament(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    t = time.perf_counter()
+    assert _run(["heuristic", "random", "-n", "100000", "--out", str(blocker / "sub"), "--no-progress"]) == 2
+    assert time.perf_counter() - t < 5  # 100,000 pairs would take minutes
+    assert "cannot be written" in capsys.readouterr().err
+
+
+def test_default_workers_follow_the_size_of_the_tournament():
+    assert auto_workers(AUTO_PARALLEL_PAIRS - 1) == 1
+    assert auto_workers(AUTO_PARALLEL_PAIRS) == max(1, os.cpu_count() or 1)
