@@ -190,6 +190,7 @@ from .rewards import REWARD_KINDS, deal_reward, win_reward
 from .rules.actions import ACTION_NAMES, NUM_ACTIONS
 from .rules.errors import BeloteError
 from .rules.game import GameState
+from .rules.info import info_state
 from .rules.scoring import REDEAL
 from .rules.variant import Variant, short_repr
 from .variants import load_variant
@@ -509,7 +510,7 @@ class raw_env(AECEnv, EzPickle):
         if prev is not None:
             infos[prev].pop("info_state", None)
         agent = self.agent_selection
-        infos[agent]["info_state"] = self.game.info_state(self._seat[agent])
+        infos[agent]["info_state"] = info_state(self.game, self._seat[agent])
         self._info_agent = agent
 
     def observe(self, agent: str) -> dict:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 
+from .info import info_state
 from .scoring import REDEAL, DealResult
 from .state import DONE, DealState
 from .variant import Variant
@@ -40,8 +41,6 @@ class GameState:
     def info_state(self, seat: int):
         """What ``seat`` knows (its cards, the public history, the scores), as an
         :class:`~belote_env.rules.info.InfoState`."""
-        from .info import info_state
-
         return info_state(self, seat)
 
     def apply(self, action: int) -> DealResult | None:

@@ -26,7 +26,6 @@ from typing import NamedTuple
 
 from .cards import StrainTable, strain_table
 from .declarations import Declaration
-from .game import GameState
 from .scoring import Contract
 from .variant import Variant
 
@@ -115,22 +114,29 @@ def info_state(state, seat: int) -> InfoState:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
             raise ValueError(f"seat must be an int 0..3, got {seat!r}")
         seat = int(seat)
-    if isinstance(state, GameState):
-        deal = state.deal
+    deal = getattr(state, "deal", None)  # a GameState (a DealState has no 'deal')
+    if deal is not None:
         scores = (state.scores[0], state.scores[1])
         over = state.over
     else:
         deal = state
         scores = (0, 0)
         over = deal.is_over
-    current = -1 if over else deal.current_seat
+    phase = deal.phase
+    current = -1 if over or phase == "done" else deal.seat
+    decls = deal.declarations
+    if decls and deal.tricks:  # public once the first trick is complete (DealState.public_declarations)
+        team = deal.declaration_team
+        decls = tuple(d for d in decls if d.seat & 1 == team)
+    else:
+        decls = ()
+    variant = deal.variant
     return _new(InfoState, (
-        deal.variant, seat, deal.hands[seat], deal.initial[seat], deal.dealer, deal.turnup, deal.phase, current,
+        variant, seat, deal.hands[seat], deal.initial[seat], deal.dealer, deal.turnup, phase, current,
         tuple(deal.calls), deal.high, deal.high_seat, deal.level, deal.contract, tuple(deal.tricks),
         tuple(deal.trick), deal.leader, deal.led, deal.win_card, deal.win_seat, tuple(deal.played),
         (deal.points[0], deal.points[1]), tuple(deal.tricks_won), tuple(deal.belote_events),
-        tuple(deal.public_declarations()), tuple(deal.legal_actions()) if current == seat else (),
-        deal.garde, scores, deal.variant.target,
+        decls, tuple(deal.legal_actions()) if current == seat else (), deal.garde, scores, variant.target,
     ))
 
 

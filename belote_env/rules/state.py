@@ -31,6 +31,7 @@ from .cards import (
 )
 from .declarations import Declaration, belote_pairs, best_team, hand_declarations
 from .errors import IllegalActionError, NotationError
+from .info import info_state
 from .play import beats, legal_cards
 from .scoring import REDEAL, Contract, DealResult, score_deal
 from .variant import SCHEMA, Variant
@@ -291,8 +292,6 @@ class DealState:
 
     def info_state(self, seat: int):
         """What ``seat`` knows of this deal, as an :class:`~belote_env.rules.info.InfoState`."""
-        from .info import info_state
-
         return info_state(self, seat)
 
     def public_declarations(self) -> list[Declaration]:
