@@ -38,7 +38,6 @@ import numpy as np
 from belote_env.rules.actions import (
     BID,
     BID_VALUES,
-    CAPOT_INDEX,
     COINCHE,
     EN_FACE,
     EN_VOITURE,
@@ -46,7 +45,7 @@ from belote_env.rules.actions import (
     SURCOINCHE,
     TAKE,
 )
-from belote_env.rules.cards import ALL_TRUMP, NO_TRUMP, SUIT_MASK, strain_table
+from belote_env.rules.cards import NO_TRUMP, SUIT_MASK
 from belote_env.rules.play import beats
 from belote_env.rules.state import BIDDING
 

@@ -6,7 +6,6 @@ import pytest
 
 from agents.heuristic import HeuristicAgent, estimate_points
 from belote_env.rules import DealState, parse_action, parse_cards
-from belote_env.rules.game import GameState
 from belote_env.variants import load_variant, variant_names
 
 

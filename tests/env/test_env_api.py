@@ -17,7 +17,7 @@ from belote_env.observation import action_mask, encode
 from belote_env.rewards import deal_reward
 from belote_env.rules import GameState, IllegalActionError, VariantError
 
-from .helpers import VARIANTS, load_variant
+from .helpers import VARIANTS
 
 AGENTS = ["player_0", "player_1", "player_2", "player_3"]
 DICT_OBSERVATION_WARNINGS = {

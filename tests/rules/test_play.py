@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from belote_env.rules import IllegalActionError, parse_card
+from belote_env.rules import IllegalActionError
 
 from .helpers import EAST, NORTH, SOUTH, WEST, legal_names, play, position, variant
 

@@ -7,7 +7,7 @@ import pytest
 
 from belote_env.rules import STRAIN_NAMES, Contract, GameState, parse_action, round10, score_deal
 
-from .helpers import AT, EAST, NORTH, NT, SOUTH, WEST, H, S, legal_names, play, position, variant
+from .helpers import AT, EAST, NORTH, NT, SOUTH, WEST, H, legal_names, play, position, variant
 
 # Tricks by seat for a deal where both teams win tricks, and for a South-North capot.
 SPLIT = [3, 2, 2, 1]

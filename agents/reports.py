@@ -1,0 +1,98 @@
+"""Tournament reports: terminal and Markdown tables, CSV and JSON files, the rating plot.
+
+:func:`write_reports` writes, for one variant, ``<variant>.md``,
+``<variant>.json`` (every figure and the command), ``<variant>_matches.csv``,
+``<variant>_ratings.csv`` and ``<variant>.png``. The matches come from
+:mod:`agents.match`, the ratings from :mod:`agents.ratings`.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+from .match import MatchResult
+
+def _md_table(rows: list[dict]) -> str:
+    if not rows:
+        return ""
+    keys = list(rows[0])
+    lines = ["| " + " | ".join(keys) + " |", "|" + "|".join("---" for _ in keys) + "|"]
+    lines += ["| " + " | ".join(str(r[k]) for k in keys) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _text_table(rows: list[dict]) -> str:
+    if not rows:
+        return ""
+    keys = list(rows[0])
+    widths = [max(len(k), *(len(str(r[k])) for r in rows)) for k in keys]
+    out = ["  ".join(k.ljust(w) for k, w in zip(keys, widths)), "  ".join("-" * w for w in widths)]
+    out += ["  ".join(str(r[k]).ljust(w) for k, w in zip(keys, widths)) for r in rows]
+    return "\n".join(out)
+
+
+def rating_rows(ratings, games: bool = False) -> list[dict]:
+    unit = "games" if games else "deals"
+    rows = []
+    for rank, r in enumerate(ratings, 1):
+        interval = "-" if math.isnan(r.low) else f"[{r.low:+.0f}, {r.high:+.0f}]"
+        rows.append({"rank": rank, "agent": r.agent, "rating": f"{r.rating:+.0f}", "95% CI": interval,
+                     unit: r.deals, f"{unit} won": f"{100 * r.score:.1f}%"})
+    return rows
+
+
+def stronger_first(matches: list[MatchResult], ratings) -> list[MatchResult]:
+    """Matches seen from the better-rated agent's side, in rating order (for tables)."""
+    rank = {r.agent: k for k, r in enumerate(ratings)}
+    out = [m if rank[m.agent_a] <= rank[m.agent_b] else m.swapped() for m in matches]
+    return sorted(out, key=lambda m: (rank[m.agent_a], rank[m.agent_b]))
+
+
+def _no_nan(d: dict) -> dict:
+    """NaN (undefined rate or interval) becomes null, so the JSON is standard."""
+    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in d.items()}
+
+
+def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], ratings, command: str,
+                  games: bool, seed: int) -> dict[str, Path]:
+    """Markdown, CSV, JSON and PNG files of one variant's tournament; returns their paths."""
+
+    from .ratings import plot_ratings
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = out_dir / variant_name
+    paths = {"md": stem.with_suffix(".md"), "json": stem.with_suffix(".json"),
+             "csv": Path(f"{stem}_matches.csv"), "ratings_csv": Path(f"{stem}_ratings.csv"),
+             "png": stem.with_suffix(".png")}
+    unit = "game" if games else "deal"
+    pairs = matches[0].pairs
+    md = [
+        f"### {variant_name}: {pairs} duplicate pairs per match ({2 * pairs} {unit}s), seed {seed}",
+        "",
+        f"Command: `{command}`",
+        "",
+        _md_table(rating_rows(ratings, games)),
+        "",
+        _md_table([m.row() for m in matches]),
+        "",
+        f"![ratings]({paths['png'].name})",
+        "",
+    ]
+    paths["md"].write_text("\n".join(md))
+    with open(paths["csv"], "w", newline="") as f:
+        rows = [m.to_dict() for m in matches]
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    with open(paths["ratings_csv"], "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["agent", "rating", "low", "high", "deals", "score"])
+        w.writeheader()
+        w.writerows(r.to_dict() for r in ratings)
+    payload = {"variant": variant_name, "seed": seed, "games": games, "command": command,
+               "ratings": [_no_nan(r.to_dict()) for r in ratings], "matches": [_no_nan(m.to_dict()) for m in matches]}
+    paths["json"].write_text(json.dumps(payload, indent=2, allow_nan=False))
+    plot_ratings(ratings, paths["png"], f"{variant_name}: {pairs} duplicate pairs per match")
+    return paths
