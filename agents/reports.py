@@ -58,7 +58,11 @@ def _no_nan(d: dict) -> dict:
 
 def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], ratings, command: str,
                   games: bool, seed: int) -> dict[str, Path]:
-    """Markdown, CSV, JSON and PNG files of one variant's tournament; returns their paths."""
+    """Markdown, CSV, JSON and PNG files of one variant's tournament; returns their paths.
+
+    The PNG needs matplotlib (the ``plot`` or ``train`` extra); without it the
+    other files are written and the Markdown says how to get the plot."""
+    import importlib.util
 
     from .ratings import plot_ratings
 
@@ -67,6 +71,9 @@ def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], 
     paths = {"md": stem.with_suffix(".md"), "json": stem.with_suffix(".json"),
              "csv": Path(f"{stem}_matches.csv"), "ratings_csv": Path(f"{stem}_ratings.csv"),
              "png": stem.with_suffix(".png")}
+    can_plot = importlib.util.find_spec("matplotlib") is not None
+    if not can_plot:
+        del paths["png"]
     unit = "game" if games else "deal"
     pairs = matches[0].pairs
     md = [
@@ -78,7 +85,8 @@ def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], 
         "",
         _md_table([m.row() for m in matches]),
         "",
-        f"![ratings]({paths['png'].name})",
+        f"![ratings]({stem.with_suffix('.png').name})" if can_plot
+        else "(no rating plot: matplotlib is not installed; `pip install belote_env[plot]`)",
         "",
     ]
     paths["md"].write_text("\n".join(md))
@@ -94,5 +102,6 @@ def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], 
     payload = {"variant": variant_name, "seed": seed, "games": games, "command": command,
                "ratings": [_no_nan(r.to_dict()) for r in ratings], "matches": [_no_nan(m.to_dict()) for m in matches]}
     paths["json"].write_text(json.dumps(payload, indent=2, allow_nan=False))
-    plot_ratings(ratings, paths["png"], f"{variant_name}: {pairs} duplicate pairs per match")
+    if can_plot:
+        plot_ratings(ratings, paths["png"], f"{variant_name}: {pairs} duplicate pairs per match")
     return paths

@@ -8,16 +8,19 @@ keys and bad values raise :class:`VariantError` naming the file and the key.
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 from .rules.errors import VariantError
 from .rules.variant import Variant, short_repr
 
-VARIANTS_DIR = Path(__file__).resolve().parent.parent / "configs" / "variants"
+# The shipped files are package data (belote_env/data/variants, found through importlib.resources, so a
+# wheel install finds them); configs/variants in the repository is a link to that folder.
+VARIANTS_DIR = Path(str(resources.files("belote_env").joinpath("data", "variants")))
 
 
 def variant_names() -> list[str]:
-    """Names of the variant files shipped in configs/variants/."""
+    """Names of the variant files shipped with the package (``configs/variants/`` in the repository)."""
     return sorted(p.stem for p in VARIANTS_DIR.glob("*.yaml"))
 
 
