@@ -53,6 +53,11 @@ for agent in e.agent_iter():
   `"human"` (prints it after every reset and step).
 * `render_view`: `None` shows all four hands; an agent name shows only that
   player's hand, as it sees the table.
+* `max_redeals`: after this many deals in a row that everyone passed
+  (default 100), the episode is truncated: every agent gets
+  `truncation=True`, no reward, and `infos[agent]["truncated_after_redeals"]`.
+  A policy that always passes would otherwise redeal forever. `None`: no
+  limit.
 
 Unknown switches or bad values raise `belote_env.rules.VariantError`, a bad
 `reward` or `render_mode` raises `EnvArgumentError` (both are `ValueError`).
@@ -198,6 +203,7 @@ from .variants import load_variant
 AGENTS = ("player_0", "player_1", "player_2", "player_3")
 RENDER_MODES = ("human", "ansi")
 ILLEGAL_REWARD = -1.0
+DEFAULT_MAX_REDEALS = 100  # all-pass deals in a row before the episode is truncated (an always-pass policy)
 
 
 class EnvArgumentError(BeloteError):
@@ -425,9 +431,10 @@ class raw_env(AECEnv, EzPickle):
         render_mode: str | None = None,
         reward: str = "score_diff",
         render_view: str | None = None,
+        max_redeals: int | None = DEFAULT_MAX_REDEALS,
         **overrides,
     ):
-        EzPickle.__init__(self, variant, render_mode, reward, render_view, **overrides)
+        EzPickle.__init__(self, variant, render_mode, reward, render_view, max_redeals, **overrides)
         super().__init__()
         if reward not in REWARD_KINDS:
             raise EnvArgumentError(f"unknown reward {reward!r}; accepted: {', '.join(REWARD_KINDS)}")
@@ -443,6 +450,11 @@ class raw_env(AECEnv, EzPickle):
         self.reward_kind = reward
         self.render_mode = render_mode
         self.render_view = render_view
+        if max_redeals is not None and (isinstance(max_redeals, bool) or not isinstance(max_redeals, int)
+                                        or max_redeals < 1):
+            raise EnvArgumentError(f"max_redeals must be a positive int or None (no limit), got {max_redeals!r}")
+        self.max_redeals = max_redeals
+        self._redeals = 0
 
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
@@ -497,6 +509,7 @@ class raw_env(AECEnv, EzPickle):
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos = {a: {} for a in AGENTS}
         self._info_agent = None
+        self._redeals = 0
         self._rewarded = False
         self.agent_selection = AGENTS[self.game.deal.seat]
         self._give_info_state()
@@ -534,10 +547,19 @@ class raw_env(AECEnv, EzPickle):
                 self.rewards[a] = 0.0
             self._rewarded = False
         self._cumulative_rewards[agent] = 0.0
-        if result is not None and result.outcome != REDEAL:
-            self._deal_ended(result)
-        if game.over:
-            self.terminations = dict.fromkeys(self.agents, True)
+        if result is not None:
+            if result.outcome != REDEAL:
+                self._redeals = 0
+                self._deal_ended(result)
+            else:
+                self._redeals += 1
+        truncated = self.max_redeals is not None and self._redeals >= self.max_redeals and not game.over
+        if game.over or truncated:
+            if truncated:  # everyone passed max_redeals deals in a row: the episode is cut, with no reward
+                self.truncations = dict.fromkeys(self.agents, True)
+                self.infos = {a: {**self.infos[a], "truncated_after_redeals": self._redeals} for a in self.agents}
+            else:
+                self.terminations = dict.fromkeys(self.agents, True)
             if self._info_agent is not None:
                 self.infos[self._info_agent].pop("info_state", None)
                 self._info_agent = None

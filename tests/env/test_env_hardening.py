@@ -89,3 +89,31 @@ def test_raw_env_keeps_pending_reward_when_a_step_is_rejected():
     assert e.last()[1] == pending
     with pytest.raises(IllegalActionError):
         e.step(True)
+
+
+@pytest.mark.parametrize("name,passes", [("coinche", 4), ("belote_classique", 8), ("cobrecaf_81", 8)])
+def test_always_pass_policy_is_truncated_after_max_redeals(name, passes):
+    e = belote_env.env(name, max_redeals=5)
+    e.reset(seed=0)
+    steps = 0
+    for agent in e.agent_iter(10_000):
+        obs, reward, term, trunc, info = e.last()
+        if term or trunc:
+            assert trunc and not term and reward == 0
+            assert info["truncated_after_redeals"] == 5
+            e.step(None)
+        else:
+            e.step(32)  # pass
+        steps += 1
+    assert steps == 5 * passes + 4  # the passes, then one dead step per agent
+    assert e.unwrapped.max_redeals == 5
+
+
+def test_max_redeals_default_and_bad_values():
+    from belote_env.belote_env import DEFAULT_MAX_REDEALS, EnvArgumentError
+
+    assert belote_env.raw_env("coinche").max_redeals == DEFAULT_MAX_REDEALS == 100
+    assert belote_env.raw_env("coinche", max_redeals=None).max_redeals is None
+    for bad in (0, -1, 1.5, True, "3"):
+        with pytest.raises(EnvArgumentError, match="max_redeals"):
+            belote_env.raw_env("coinche", max_redeals=bad)
