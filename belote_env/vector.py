@@ -54,7 +54,11 @@ from .observation import CONTRACT_KINDS, OBS_SIZE
 from .rewards import REWARD_KINDS
 from .rules.actions import ACTION_NAMES, NUM_ACTIONS
 from .rules.errors import BeloteError, IllegalActionError
+from .rules.declarations import hand_declarations
 from .rules.game import GameState
+from .rules.info import InfoState
+from .rules.scoring import Contract
+from .rules.state import BeloteEvent, Trick
 from .rules.variant import Variant
 from .variants import load_variant
 
@@ -240,6 +244,63 @@ class VectorEnv:
         if game.current_seat != self._S[i, k.SEAT]:
             raise RuntimeError(f"table {i}: the replay on the rules core disagrees with the kernels; please report it")
         return game
+
+    def info_state(self, i: int, seat: int | None = None) -> InfoState:
+        """What ``seat`` (default: the seat to act) knows at table ``i``, as a rules-core
+        :class:`~belote_env.rules.info.InfoState`, built from the kernels' state (equal to
+        ``state(i).info_state(seat)``, tested, without replaying the episode)."""
+        k = self._k
+        if not 0 <= i < self.num_tables:
+            raise VectorEnvError(f"table {i!r} is out of range 0..{self.num_tables - 1}")
+        row = self._S[i].tolist()
+        if seat is None:
+            seat = row[k.SEAT]
+        elif isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat <= 3:
+            raise VectorEnvError(f"seat must be 0..3, got {seat!r}")
+        seat = int(seat)
+        phase = _PHASES[row[k.PHASE]]
+        current = -1 if phase == "done" else row[k.SEAT]
+        start, ncalls, dealer = row[k.DEAL_LOG_START], row[k.NCALLS], row[k.DEALER]
+        calls = tuple(((dealer + 1 + j) & 3, int(a)) for j, a in enumerate(self._log[i, start:start + ncalls]))
+        contract = None
+        if row[k.C_TAKER] >= 0:
+            contract = Contract(row[k.C_TAKER], row[k.C_STRAIN], row[k.C_VALUE], CONTRACT_KINDS[row[k.C_KIND]],
+                                row[k.C_LEVEL], row[k.C_CALLER])
+        tricks = []
+        for j in range(row[k.NTRICKS]):
+            b = k.TRICK_LOG + 7 * j
+            tricks.append(Trick(row[b], tuple(row[b + 1:b + 5]), row[b + 5], row[b + 6]))
+        trick = tuple(row[k.TRICK:k.TRICK + row[k.TRICK_LEN]])
+        played = tuple(row[k.PLAYED:k.PLAYED + 4])
+        # Belote events in play order (DealState._play): a card of a seat's K+Q of trump.
+        events = []
+        if any(row[k.BELOTE_CARDS:k.BELOTE_CARDS + 4]):
+            seen = [0, 0, 0, 0]
+            order = [(t.leader, t.cards) for t in tricks] + ([(row[k.LEADER], trick)] if trick else [])
+            for leader, cards in order:
+                for j, card in enumerate(cards):
+                    s = (leader + j) & 3
+                    seen[s] |= 1 << card
+                    mine = row[k.BELOTE_CARDS + s]
+                    if mine >> card & 1:
+                        pair = mine & (0xFF << (card & ~7))
+                        events.append(BeloteEvent(s, card, "rebelote" if seen[s] & pair == pair else "belote"))
+        decls = ()
+        team = row[k.DECL_TEAM]
+        if team >= 0 and tricks:
+            decls = tuple(d for s in range(4) if s & 1 == team
+                          for d in hand_declarations(s, row[k.HAND + s] | row[k.PLAYED + s]))
+        legal = ()
+        if current == seat:
+            words = (row[k.LEGAL_HI] << 64) | (row[k.LEGAL_LO] & (2**64 - 1))
+            legal = tuple(a for a in range(NUM_ACTIONS) if words >> a & 1)
+        return InfoState(
+            self.variant, seat, row[k.HAND + seat], row[k.INITIAL + seat], dealer, row[k.TURNUP], phase, current,
+            calls, row[k.HIGH], row[k.HIGH_SEAT], row[k.LEVEL], contract, tuple(tricks), trick, row[k.LEADER],
+            row[k.LED], row[k.WIN_CARD], row[k.WIN_SEAT], played, (row[k.POINTS_WON], row[k.POINTS_WON + 1]),
+            tuple(row[k.TRICKS_WON:k.TRICKS_WON + 4]), tuple(events), decls, legal, row[k.GARDE],
+            (row[k.SCORE], row[k.SCORE + 1]), self.variant.target,
+        )
 
     def action_names(self, actions) -> list[str]:
         return [ACTION_NAMES[int(a)] for a in actions]

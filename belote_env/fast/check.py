@@ -28,8 +28,10 @@ class Mismatch(AssertionError):
 
 
 def lockstep(variant, steps: int, num_tables: int = 16, seed: int = 0, reward: str = "score_diff",
-             episode: str = "deal", action_seed: int = 0, progress=None, **overrides) -> dict:
-    """Step ``steps`` times (each step moves every table) and compare; returns counts."""
+             episode: str = "deal", action_seed: int = 0, progress=None, info_states: bool = False,
+             **overrides) -> dict:
+    """Step ``steps`` times (each step moves every table) and compare; returns counts.
+    ``info_states``: also compare ``VectorEnv.info_state(i, seat)`` for the four seats."""
     from ..vector import VectorEnv
 
     venv = VectorEnv(variant, num_tables=num_tables, seed=seed, reward=reward, episode=episode, **overrides)
@@ -43,6 +45,11 @@ def lockstep(variant, steps: int, num_tables: int = 16, seed: int = 0, reward: s
     for step in range(steps):
         for i, g in enumerate(games):
             _compare_obs(g, i, step, obs, mask, seat)
+            if info_states:
+                for s in range(4):
+                    if venv.info_state(i, s) != g.info_state(s):
+                        raise Mismatch(f"step {step} table {i}: info_state({s}) differs: {venv.info_state(i, s)} "
+                                       f"!= {g.info_state(s)}; position {g.deal.format()}")
         compared += num_tables
         # A uniformly random legal action per table, drawn with numpy.
         u = pick.random(mask.shape) * mask

@@ -175,6 +175,9 @@ R_OUTCOME = _col()
 R_GARDE_OUT = _col()
 LEGAL_LO = _col()  # legal actions of the seat to act, ids 0..63
 LEGAL_HI = _col()  # ids 64..111
+INITIAL = _col(4)  # each seat's cards as dealt (5 in turn-up deals)
+DEAL_LOG_START = _col()  # LOGLEN when the deal was dealt: its actions are LOG[t, DEAL_LOG_START:LOGLEN]
+TRICK_LOG = _col(8 * 7)  # completed tricks: leader, 4 cards in play order, winner, points
 NUM_COLUMNS = _next[0]
 
 PH_BIDDING, PH_PLAY, PH_DONE = 0, 1, 2
@@ -216,6 +219,9 @@ def deal_new(V, S, t, mt, dealer, garde, deck):
 
 @njit(cache=True)
 def _clear_deal(row):
+    for s in range(4):
+        row[INITIAL + s] = row[HAND + s]
+    row[DEAL_LOG_START] = row[LOGLEN]
     row[PHASE] = PH_BIDDING
     row[SEAT] = (row[DEALER] + 1) & 3
     row[HIGH] = -1
@@ -662,6 +668,12 @@ def apply_card(V, row, card):
     for i in range(4):
         pts += POINTS[strain, rules, row[TRICK + i]]
     winner = row[WIN_SEAT]
+    log = TRICK_LOG + 7 * row[NTRICKS]
+    row[log] = row[LEADER]
+    for i in range(4):
+        row[log + 1 + i] = row[TRICK + i]
+    row[log + 5] = winner
+    row[log + 6] = pts
     row[POINTS_WON + (winner & 1)] += pts
     row[TRICKS_WON + winner] += 1
     row[NTRICKS] += 1

@@ -177,3 +177,17 @@ def test_variant_object_and_overrides():
     v = load_variant("coinche", rules="officielles")
     venv = VectorEnv(v, num_tables=2, seed=0, declarations=True)
     assert venv.variant.rules == "officielles" and venv.variant.declarations and venv.variant.episode == "deal"
+
+
+def test_info_state_of_a_table():
+    venv = VectorEnv("belote_classique", num_tables=3, seed=2)
+    obs, mask, seat = venv.reset()
+    info = venv.info_state(1)
+    assert info.seat == seat[1] and info.to_act and info.legal_actions() == np.flatnonzero(mask[1]).tolist()
+    other = (int(seat[1]) + 1) % 4
+    assert venv.info_state(1, other).legal_actions() == [] and not venv.info_state(1, other).to_act
+    for bad in (4, -1, 1.5, True):
+        with pytest.raises(VectorEnvError, match="seat"):
+            venv.info_state(0, bad)
+    with pytest.raises(VectorEnvError, match="out of range"):
+        venv.info_state(3)

@@ -47,3 +47,10 @@ OVERRIDES = [
 @pytest.mark.parametrize("episode", ["deal", "game"])
 def test_rule_switches_equal_the_rules_core(name, overrides, episode):
     lockstep(name, 250, TABLES, seed=3, episode=episode, action_seed=5, **overrides)
+
+
+@pytest.mark.parametrize("name,overrides", [(n, {}) for n in VARIANTS] + [("coinche", {"declarations": True})],
+                         ids=[*VARIANTS, "coinche-declarations"])
+def test_info_states_built_from_the_kernels_equal_the_rules_core(name, overrides):
+    """VectorEnv.info_state(i, seat), for the four seats at every step, equals GameState.info_state(seat)."""
+    lockstep(name, 150, 8, seed=6, action_seed=9, info_states=True, **overrides)
