@@ -101,6 +101,9 @@ class VectorEnv:
     how many): faster on cores of its own, much slower when other processes
     compete for them (a step waits for its slowest thread), so it is off by
     default. The results do not depend on it: every table is stepped on its own.
+    ``table_seeds``: one seed per table instead of ``seed * 2**32 + i`` (for
+    duplicate pairs, two tables with the same seed deal the same cards);
+    ``reset(seed)`` goes back to the derived seeds.
     """
 
     OUTCOMES = OUTCOMES
@@ -115,6 +118,7 @@ class VectorEnv:
         episode: str = "deal",
         *,
         parallel: bool = False,
+        table_seeds=None,
         **overrides,
     ):
         from .fast import kernels
@@ -140,6 +144,13 @@ class VectorEnv:
         self.single_observation_space = spaces.Box(0.0, np.inf, shape=(OBS_SIZE,), dtype=np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.seed = None
+        self._table_seeds = None
+        if table_seeds is not None:
+            seeds = list(table_seeds)
+            if len(seeds) != n or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0
+                                      for x in seeds):
+                raise VectorEnvError(f"table_seeds must be {n} non-negative ints, one per table")
+            self._table_seeds = [int(x) for x in seeds]
         self._seed_tables(seed)
 
     # --- seeding ---------------------------------------------------------------
@@ -153,10 +164,12 @@ class VectorEnv:
 
         self.seed = int(seed)
         for i in range(self.num_tables):
-            self._MT[i] = seeded_state(table_seed(self.seed, i))
+            self._MT[i] = seeded_state(self.table_seed(i))
 
     def table_seed(self, i: int) -> int:
         """The seed of table ``i``: its deals are those of ``GameState(variant, seed=table_seed(i))``."""
+        if self._table_seeds is not None:
+            return self._table_seeds[i]
         return table_seed(self.seed, i)
 
     # --- the API ---------------------------------------------------------------
@@ -166,6 +179,7 @@ class VectorEnv:
         (table i from ``seed * 2**32 + i``); without, each continues its generator.
         Returns ``obs, mask, seat``."""
         if seed is not None:
+            self._table_seeds = None
             self._seed_tables(seed)
         k = self._k
         k.reset_tables(self._params, self._S, self._MT, self._MT0)
