@@ -9,6 +9,8 @@ import torch
 
 from conftest import run_train
 
+from agents import bc
+
 BC_OPTIONS = ["--config", "configs/train/tiny.yaml", "--bc-agent", "heuristic", "--bc-decisions", "3000",
               "--bc-epochs", "2", "--bc-batch-size", "256", "--keep-checkpoints", "20", "--final-eval-pairs", "0"]
 
@@ -17,7 +19,7 @@ def test_demonstrations_are_legal_and_carry_the_team_rewards():
     import train
     from belote_env.variants import load_variant
 
-    demo = train.record_demonstrations(load_variant("coinche"), "heuristic", 2000, seed=5)
+    demo = bc.record_demonstrations(load_variant("coinche"), "heuristic", 2000, seed=5)
     assert demo.obs.shape == (2000, train.OBS_SIZE) and demo.obs.dtype == np.float32
     assert np.all(demo.mask[np.arange(2000), demo.actions] == 1)
     assert (demo.actions >= 32).any() and (demo.actions < 32).any()  # auction and card play both recorded
@@ -25,7 +27,7 @@ def test_demonstrations_are_legal_and_carry_the_team_rewards():
     # both teams' decisions of a deal: the rewards are opposite, so they sum to ~0 over full deals
     values = np.unique(np.round(demo.returns, 6))
     assert all(-v in values for v in values if v != demo.returns[-1] and v != -demo.returns[-1])
-    again = train.record_demonstrations(load_variant("coinche"), "heuristic", 2000, seed=5)
+    again = bc.record_demonstrations(load_variant("coinche"), "heuristic", 2000, seed=5)
     assert np.array_equal(again.actions, demo.actions) and np.array_equal(again.obs, demo.obs)
 
 
@@ -35,12 +37,12 @@ def test_cloning_fits_the_demonstrator():
     from belote_env.variants import load_variant
 
     torch.manual_seed(0)
-    demo = train.record_demonstrations(load_variant("coinche"), "heuristic", 4000, seed=1)
+    demo = bc.record_demonstrations(load_variant("coinche"), "heuristic", 4000, seed=1)
     net = PolicyValueNet(hidden_sizes=[64])
     args = train.Args(bc_agent="heuristic", bc_epochs=4, bc_batch_size=128, progress=False)
-    before = train._bc_validation(net, torch.from_numpy(demo.obs), torch.from_numpy(demo.mask),
+    before = bc._bc_validation(net, torch.from_numpy(demo.obs), torch.from_numpy(demo.mask),
                                   torch.from_numpy(demo.actions), torch.from_numpy(demo.returns))
-    figures = train.behaviour_clone(net, demo, args)
+    figures = bc.behaviour_clone(net, demo, args)
     # an untrained net agrees with the heuristic on forced moves only (~5 % of its bids)
     assert before["val_accuracy_bidding"] < 0.2 and before["val_accuracy"] < 0.55
     assert figures["val_accuracy_bidding"] > 0.5 and figures["val_accuracy"] > before["val_accuracy"] + 0.1

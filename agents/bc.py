@@ -1,0 +1,180 @@
+"""Behaviour-cloning warm start for ``train.py``: record a demonstrator, fit the network to it.
+
+:func:`record_demonstrations` plays deals with one agent at the four seats
+and records what each seat saw (observation, mask), did (action) and earned
+(its team's deal reward); :func:`behaviour_clone` fits the policy head by
+masked cross-entropy and the value head by squared error, logging ``bc/*``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+from tqdm import tqdm
+
+from belote_env.observation import OBS_SIZE, action_mask, encode
+from belote_env.rewards import deal_reward
+from belote_env.rules.actions import NUM_ACTIONS
+from belote_env.rules.game import GameState
+from belote_env.rules.scoring import REDEAL
+
+from .checkpoint import save_checkpoint
+from .evaluation import evaluate, log_eval
+from .neural import PolicyValueNet
+from .options import ConfigError
+
+@dataclass
+class Demonstrations:
+    """Decisions of a demonstrator: what each seat saw, could do and did, and its team's deal reward."""
+
+    obs: np.ndarray      # float32 (n, OBS_SIZE): float16 is not exact for the encoding's fractions (1/81, ...)
+    mask: np.ndarray     # int8 (n, NUM_ACTIONS)
+    actions: np.ndarray  # int64 (n,)
+    returns: np.ndarray  # float32 (n,): deal_reward of the seat's team for the deal of the decision
+
+
+def record_demonstrations(variant, spec: str, decisions: int, seed: int, progress: bool = False) -> Demonstrations:
+    """Play deals with the agent ``spec`` at all four seats and record its first ``decisions`` decisions.
+
+    Every decision gets, as its return, the reward (``rewards.deal_reward``) of the seat's team for the deal
+    it belongs to (``gamma = 1``); a deal that ends in a redeal (everyone passed) gives 0, as in training
+    with ``end_on_redeal``. A game abandoned after ``agents.table.MAX_REDEALS`` redeals in a row is replaced.
+    """
+    from agents import make_agent
+    from agents.table import MAX_REDEALS
+
+    agent = make_agent(spec)
+    rng = np.random.default_rng(seed)
+    agent.reset(int(rng.integers(2**63)))
+    demo = Demonstrations(np.zeros((decisions, OBS_SIZE), dtype=np.float32),
+                          np.zeros((decisions, NUM_ACTIONS), dtype=np.int8),
+                          np.zeros(decisions, dtype=np.int64), np.zeros(decisions, dtype=np.float32))
+    seats = np.zeros(decisions, dtype=np.int8)
+    n = 0
+    bar = tqdm(total=decisions, unit="decision", unit_scale=True, dynamic_ncols=True, disable=not progress,
+               mininterval=2.0, desc=f"bc: recording {spec}")
+    while n < decisions:
+        game = GameState(variant, seed=int(rng.integers(2**63)), dealer=int(rng.integers(4)))
+        deal_start, redeals = n, 0
+        while not game.over and n < decisions and redeals < MAX_REDEALS:
+            seat = game.current_seat
+            encode(game, seat, demo.obs[n])
+            action_mask(game, seat, demo.mask[n])
+            obs = demo.obs[n] if agent.needs_observation else None
+            action = int(agent.act(obs, demo.mask[n], game.info_state(seat) if agent.needs_info else None))
+            demo.actions[n], seats[n] = action, seat
+            n += 1
+            result = game.apply(action)
+            if result is not None:
+                reward = deal_reward(variant, result)
+                team = seats[deal_start:n] & 1
+                demo.returns[deal_start:n] = np.where(team == 0, reward[0], reward[1])
+                redeals = redeals + 1 if result.outcome == REDEAL else 0
+                deal_start = n
+        bar.update(n - bar.n)
+    bar.close()
+    if not np.all(demo.mask[np.arange(decisions), demo.actions]):
+        raise ConfigError(f"bc_agent {spec!r} played actions outside the action mask; it cannot be imitated")
+    # decisions of a deal cut by the end of the recording keep return 0: a handful out of bc_decisions
+    return demo
+
+
+def behaviour_clone(net: PolicyValueNet, demo: Demonstrations, args, writer=None) -> dict:
+    """Fit ``net`` to the demonstrations: masked cross-entropy on the policy head, plus ``bc_value_coef`` times
+    the squared error of the value head against the deal rewards. 5 % of the decisions (at most 10,000) are
+    held out to measure accuracy. Logs ``bc/*`` to ``writer`` per epoch; returns the last epoch's figures."""
+    n = len(demo.actions)
+    perm = torch.randperm(n)
+    n_val = min(10_000, n // 20)
+    val_idx, train_idx = perm[:n_val], perm[n_val:]
+    obs, mask = torch.from_numpy(demo.obs), torch.from_numpy(demo.mask)
+    actions, returns = torch.from_numpy(demo.actions), torch.from_numpy(demo.returns)
+    optimizer = torch.optim.Adam(net.parameters(), lr=args.bc_learning_rate)
+    steps_per_epoch = max(1, -(-len(train_idx) // args.bc_batch_size))
+    total = steps_per_epoch * args.bc_epochs
+    bar = tqdm(total=total, unit="batch", dynamic_ncols=True, disable=not args.progress, mininterval=2.0,
+               desc="bc: training")
+    figures: dict = {}
+    step = 0
+    for epoch in range(1, args.bc_epochs + 1):
+        net.train()
+        order = train_idx[torch.randperm(len(train_idx))]
+        sums = {"loss": 0.0, "policy_loss": 0.0, "value_loss": 0.0, "accuracy": 0.0}
+        seen = 0
+        for lo in range(0, len(order), args.bc_batch_size):
+            # the learning rate falls linearly to a tenth over the warm start
+            optimizer.param_groups[0]["lr"] = args.bc_learning_rate * (1.0 - 0.9 * step / total)
+            mb = order[lo:lo + args.bc_batch_size]
+            logits, value = net(obs[mb], mask[mb].bool())
+            policy_loss = nn.functional.cross_entropy(logits, actions[mb])
+            value_loss = 0.5 * ((value - returns[mb]) ** 2).mean()
+            loss = policy_loss + args.bc_value_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm * 10)
+            optimizer.step()
+            k = len(mb)
+            sums["loss"] += loss.item() * k
+            sums["policy_loss"] += policy_loss.item() * k
+            sums["value_loss"] += value_loss.item() * k
+            sums["accuracy"] += (logits.argmax(1) == actions[mb]).float().sum().item()
+            seen += k
+            step += 1
+            bar.update(1)
+        figures = {k: v / seen for k, v in sums.items()}
+        figures.update(_bc_validation(net, obs[val_idx], mask[val_idx], actions[val_idx], returns[val_idx]))
+        if writer is not None:
+            for k, v in figures.items():
+                writer.add_scalar(f"bc/{k}", v, epoch)
+        bar.set_postfix({"loss": f"{figures['loss']:.3f}", "val_acc": f"{figures.get('val_accuracy', 0):.3f}"},
+                        refresh=False)
+    bar.close()
+    net.eval()
+    return figures
+
+
+@torch.no_grad()
+def _bc_validation(net, obs, mask, actions, returns) -> dict:
+    """Held-out accuracy, overall and for the auction (actions >= 32) and the card play; value loss."""
+    if len(actions) == 0:
+        return {}
+    net.eval()
+    logits, value = net(obs, mask.bool())
+    hit = logits.argmax(1) == actions
+    bidding = actions >= 32
+    out = {"val_accuracy": hit.float().mean().item(),
+           "val_value_loss": 0.5 * ((value - returns) ** 2).mean().item()}
+    if bidding.any():
+        out["val_accuracy_bidding"] = hit[bidding].float().mean().item()
+    if (~bidding).any():
+        out["val_accuracy_play"] = hit[~bidding].float().mean().item()
+    return out
+
+
+def warm_start(args, variant, net, agent, tables, writer, optimizer, eval_on: bool) -> None:
+    """The behaviour-cloning phase of a fresh run: record ``bc_agent``, fit ``net`` to it, evaluate the clone
+    (logged at step 0) and write checkpoint 0, so that ``--resume`` after it continues with PPO."""
+    t0 = time.time()
+    demo = record_demonstrations(variant, args.bc_agent, args.bc_decisions, seed=args.seed * 1_000_003 + 17,
+                                 progress=args.progress)
+    t_record = time.time() - t0
+    figures = behaviour_clone(net, demo, args, writer)
+    del demo
+    writer.add_scalar("bc/seconds", time.time() - t0, 0)
+    print(f"bc warm start: {args.bc_decisions} decisions of {args.bc_agent} recorded in {t_record:.0f} s, "
+          f"{args.bc_epochs} epochs in {time.time() - t0 - t_record:.0f} s; held-out accuracy "
+          f"{100 * figures.get('val_accuracy', float('nan')):.1f}% (auction "
+          f"{100 * figures.get('val_accuracy_bidding', float('nan')):.1f}%, card play "
+          f"{100 * figures.get('val_accuracy_play', float('nan')):.1f}%)")
+    if eval_on:
+        results = evaluate(agent, variant, args.eval_opponents, args.eval_pairs, args.eval_seed)
+        log_eval(writer, results, 0)
+        print("after the warm start: " + ", ".join(
+            f"vs {k} {100 * r['win_rate']:.1f}% won, {r['mean_diff']:+.1f} pts, took {r['taken_a']}" for k, r in results.items()))
+    save_checkpoint(args, net, optimizer, tables.rng, 0, 0, time.time() - t0)
+    tables.reset_all()  # what a resumed run does, so that resuming is exact
+    writer.flush()

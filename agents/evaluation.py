@@ -1,0 +1,139 @@
+"""Evaluation during and after training: duplicate matches, their table and TensorBoard tags."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from belote_env.variants import load_variant
+
+from .neural import load_agent, load_checkpoint
+
+def evaluate(agent, variant, opponents: list[str], pairs: int, seed: int, progress: bool = False) -> dict:
+    """Duplicate matches of ``agent`` against each opponent spec: {spec: MatchResult.to_dict()}."""
+    from . import make_agent
+    from .match import duplicate_match
+
+    out = {}
+    for spec in opponents:
+        res = duplicate_match(agent, make_agent(spec), variant, pairs, seed=seed, progress=progress)
+        out[spec] = res.to_dict()
+    return out
+
+
+def _made(r: dict, side: str) -> str:
+    rate, taken = r.get(f"made_rate_{side}"), r.get(f"taken_{side}", 0)
+    return "never took" if not taken or rate is None or rate != rate else f"{100 * rate:.1f}%"
+
+
+def format_table(results: dict, title: str) -> str:
+    """A plain-text table of duplicate results, one opponent per line."""
+    lines = [title, f"{'opponent':<12} {'pairs':>6} {'points/deal':>12} {'95% CI':>20} {'deals won':>10} "
+                    f"{'took (agent)':>13} {'made (agent)':>13} {'made (opp)':>11}"]
+    for spec, r in results.items():
+        ci = f"[{r['ci_low']:+.1f}, {r['ci_high']:+.1f}]"
+        took = f"{100 * r.get('taken_a', 0) / max(2 * r['pairs'], 1):.1f}%"  # share of the 2 x pairs deals
+        lines.append(f"{spec:<12} {r['pairs']:>6} {r['mean_diff']:>+12.1f} {ci:>20} {100 * r['win_rate']:>9.1f}% "
+                     f"{took:>13} {_made(r, 'a'):>13} {_made(r, 'b'):>11}")
+    return "\n".join(lines)
+
+
+def _tag(spec: str) -> str:
+    """An agent spec as a TensorBoard tag component (a checkpoint path becomes its file stem)."""
+    return Path(spec).stem if spec.endswith(".pt") else spec.replace(":", "_").replace("/", "_")
+
+
+def log_eval(writer, results: dict, global_step: int) -> None:
+    for spec, r in results.items():
+        tag = _tag(spec)
+        writer.add_scalar(f"eval/{tag}/points_per_deal", r["mean_diff"], global_step)
+        writer.add_scalar(f"eval/{tag}/points_ci_low", r["ci_low"], global_step)
+        writer.add_scalar(f"eval/{tag}/points_ci_high", r["ci_high"], global_step)
+        writer.add_scalar(f"eval/{tag}/deals_won", r["win_rate"], global_step)
+
+
+def evaluate_checkpoint(path: str, args, cli: dict) -> dict:
+    """``--evaluate``: a duplicate table of a saved agent against the opponents."""
+    ckpt = load_checkpoint(path)
+    saved = ckpt.get("args", {})
+    variant_name = cli.get("variant", saved.get("variant", args.variant))
+    torch.set_num_threads(args.torch_threads)
+    agent = load_agent(path)
+    pairs = args.final_eval_pairs or args.eval_pairs
+    t0 = time.time()
+    results = evaluate(agent, load_variant(variant_name), args.eval_opponents, pairs, args.eval_seed + 1,
+                       progress=args.progress)
+    print(format_table(results, f"Duplicate evaluation of {path} ({variant_name}, {pairs} pairs per opponent, "
+                                f"seed {args.eval_seed + 1}, {time.time() - t0:.0f} s):"))
+    summary = {"checkpoint": str(path), "variant": variant_name, "pairs": pairs, "seed": args.eval_seed + 1,
+               "update": ckpt.get("update"), "global_step": ckpt.get("global_step"), "results": results}
+    Path(str(path) + ".eval.json").write_text(json.dumps(summary, indent=2))
+    return summary
+
+
+def log_update(writer, global_step: int, lr: float, sps: float, collect_sps: float, decisions: int, stats: dict,
+               losses: dict) -> None:
+    """The ``charts/`` and ``losses/`` scalars of one PPO update (see docs/training.md)."""
+    writer.add_scalar("charts/learning_rate", lr, global_step)
+    writer.add_scalar("charts/SPS", sps, global_step)
+    writer.add_scalar("charts/collect_SPS", collect_sps, global_step)
+    writer.add_scalar("charts/decisions_trained", decisions, global_step)
+    all_pass = stats.pop("all_pass", 0)
+    finished = sum(len(v) for k, v in stats.items() if k != "return_team1")
+    writer.add_scalar("charts/all_pass_rate", all_pass / max(all_pass + finished, 1), global_step)
+    for key, values in stats.items():
+        if values:
+            tag = key if key.startswith("return_team") else "return_vs_" + _tag(key)
+            tag = tag.replace("return_team", "episodic_return_team")
+            writer.add_scalar(f"charts/{tag}", float(np.mean(values)), global_step)
+    writer.add_scalar("charts/deals_finished", finished, global_step)
+    for k, v in losses.items():
+        writer.add_scalar(f"losses/{k}", v, global_step)
+
+
+def final_evaluation(agent, variant, args, writer, update: int, global_step: int, wall: float, stopped_early: bool,
+                     checkpoint: Path) -> dict:
+    """The end-of-run duplicate table (``final_eval_pairs`` pairs, seed ``eval_seed + 1``), logged under
+    ``eval/final_*``, printed, and written with the run's counters to ``runs/<run_name>/final_eval.json``."""
+    final = {}
+    if args.final_eval_pairs > 0 and args.eval_opponents:
+        final = evaluate(agent, variant, args.eval_opponents, args.final_eval_pairs, args.eval_seed + 1,
+                         progress=args.progress)
+        log_eval(writer, {f"final_{k}": v for k, v in final.items()}, global_step)
+        print(format_table(final, f"Final duplicate evaluation of {args.run_name} ({args.variant}, "
+                                  f"{args.final_eval_pairs} pairs per opponent, update {update}, step {global_step}):"))
+    summary = {"run_name": args.run_name, "variant": args.variant, "update": update, "global_step": global_step,
+               "wall_s": wall, "stopped_early": stopped_early, "checkpoint": str(checkpoint),
+               "eval_seed": args.eval_seed + 1, "results": final}
+    (Path(args.runs_dir) / args.run_name / "final_eval.json").write_text(json.dumps(summary, indent=2))
+    print(f"run {args.run_name}: {update} updates, {global_step} steps, {wall / 60:.1f} min; checkpoint {checkpoint}")
+    return summary
+
+
+def periodic_evaluation(agent, variant, args, writer, global_step: int, write, where: str) -> dict:
+    """The duplicate match of every ``eval_every`` updates (``eval_pairs`` pairs, seed ``eval_seed``), logged
+    under ``eval/<opponent>/`` and reported with ``write`` (the progress bar's)."""
+    results = evaluate(agent, variant, args.eval_opponents, args.eval_pairs, args.eval_seed)
+    log_eval(writer, results, global_step)
+    write(f"{where}: " + ", ".join(f"vs {k} {100 * r['win_rate']:.1f}% won, {r['mean_diff']:+.1f} pts"
+                                   for k, r in results.items()))
+    return results
+
+
+def progress_figures(sps: float, last_eval: dict) -> dict:
+    """The progress bar's postfix: steps/s, and deals won / points per deal of the latest evaluation."""
+    post = {"sps": f"{sps:.0f}"}
+    for k, r in last_eval.items():
+        post[f"{k[:5]}"] = f"{100 * r['win_rate']:.0f}%/{r['mean_diff']:+.0f}"
+    return post
+
+
+def log_hyperparameters(writer, options: dict, command: str) -> None:
+    """Every option of the run as a Markdown table, and the command line, as TensorBoard text."""
+    table = "\n".join(f"|{k}|{v}|" for k, v in options.items())
+    writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
+    writer.add_text("command", command)

@@ -1,0 +1,42 @@
+"""train.py's shape and its options: CleanRL-sized, agent specs checked before any file
+is written, --plot never over a tracked file."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import train
+from agents.options import ConfigError
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_train_py_stays_cleanrl_sized():
+    lines = (REPO / "train.py").read_text().count("\n")
+    assert lines <= 500, f"train.py has {lines} lines; its helpers belong in agents/ (options, bc, checkpoint, ...)"
+
+
+@pytest.mark.parametrize("flag,value", [("--opponent-mix", "nobody=0.5"), ("--eval-opponents", "nobody"),
+                                        ("--bc-agent", "nobody"), ("--eval-opponents", "missing.pt")])
+def test_bad_agent_specs_fail_before_a_run_directory_exists(tmp_path, flag, value):
+    proc = subprocess.run([sys.executable, "train.py", "--config", "configs/train/tiny.yaml", "--runs-dir",
+                           str(tmp_path), flag, value], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and "Traceback" not in proc.stderr
+    assert not any(tmp_path.iterdir())  # nothing written
+
+
+def test_plot_defaults_to_the_run_directory_and_never_overwrites_tracked_files(tiny_run, tmp_path):
+    run_dir, _ = tiny_run
+    out = train.plot_run(run_dir)
+    assert out == run_dir / "training_curves.png" and out.is_file()
+    tracked = REPO / "docs" / "results" / "training_coinche_s1.png"
+    assert tracked.is_file()
+    before = tracked.read_bytes()
+    with pytest.raises(ConfigError, match="tracked by git"):
+        train.plot_run(run_dir, tracked)
+    assert tracked.read_bytes() == before
