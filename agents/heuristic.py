@@ -201,8 +201,8 @@ class HeuristicAgent(Agent):
             a = self._bid(info, legal)
         else:
             a = self._play(info, legal)
-        if a not in legal:  # defensive: every branch picks from legal, but never return an illegal id
-            a = legal[0]
+        if a not in legal:  # every branch picks from legal: reaching this is a bug to report, not to hide
+            raise RuntimeError(f"heuristic chose {a!r}, not legal in {legal}; please report this position")
         return a
 
     # ------------------------------------------------------------------ bidding

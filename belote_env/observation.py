@@ -16,10 +16,11 @@ import numpy as np
 
 from .rules.actions import BID_VALUES, FIRST_CALL, NUM_ACTIONS
 from .rules.game import GameState
+from .rules.scoring import ContractKind
 from .rules.state import BIDDING, PLAY
 
 NUM_CALLS = NUM_ACTIONS - FIRST_CALL  # 80 call ids, 32..111
-CONTRACT_KINDS = ("take", "bid", "capot", "generale", "couleur", "en_face", "en_voiture")
+CONTRACT_KINDS = tuple(ContractKind)  # take, bid, capot, generale, couleur, en_face, en_voiture
 BIDDING_SYSTEMS = ("take_or_pass", "auction", "cobrecaf_81")
 LEVELS = (1, 2, 4)
 

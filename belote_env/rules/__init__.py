@@ -46,8 +46,8 @@ from .errors import BeloteError, IllegalActionError, NotationError, VariantError
 from .game import GameState
 from .info import InfoState, info_state
 from .play import legal_cards
-from .scoring import Contract, DealResult, round10, score_deal
-from .state import BIDDING, DONE, PLAY, BeloteEvent, DealState, Trick, play_random_deal
+from .scoring import Contract, ContractKind, DealResult, Outcome, round10, score_deal
+from .state import BIDDING, DONE, PLAY, BeloteEvent, DealState, Phase, Trick, play_random_deal
 from .variant import SCHEMA, Variant
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -25,9 +25,7 @@ from .actions import (
     bid_strain,
     bid_value,
 )
-from .scoring import Contract
-
-REDEAL = "redeal"
+from .scoring import REDEAL, Contract, ContractKind
 
 
 # --- take or pass (belote classique) -------------------------------------
@@ -42,7 +40,7 @@ def take_or_pass_legal(st, seat: int) -> list[int]:
 def take_or_pass_apply(st, seat: int, a: int):
     if a == PASS:
         return REDEAL if len(st.calls) == 8 else None
-    return Contract(seat, a - TAKE, 0, "take", 1, seat)
+    return Contract(seat, a - TAKE, 0, ContractKind.TAKE, 1, seat)
 
 
 # --- auction (coinche, contree) ------------------------------------------
@@ -102,7 +100,7 @@ def _doubling_apply(st, seat: int, a: int, make_contract, redeal_passes: int):
 def _auction_contract(st) -> Contract:
     a = st.high
     vi = (a - BID) // 6
-    kind = "capot" if vi == CAPOT_INDEX else "generale" if vi == GENERALE_INDEX else "bid"
+    kind = ContractKind.CAPOT if vi == CAPOT_INDEX else ContractKind.GENERALE if vi == GENERALE_INDEX else ContractKind.BID
     return Contract(st.high_seat, bid_strain(a), bid_value(a), kind, st.level, st.high_seat)
 
 
@@ -144,12 +142,12 @@ def cobrecaf_legal(st, seat: int) -> list[int]:
 def _cobrecaf_contract(st) -> Contract:
     a, caller = st.high, st.high_seat
     if a == EN_FACE:
-        return Contract((caller + 2) & 3, st.turnup >> 3, 81, "en_face", st.level, caller)
+        return Contract((caller + 2) & 3, st.turnup >> 3, 81, ContractKind.EN_FACE, st.level, caller)
     if a >= EN_VOITURE:
-        return Contract(caller, a - EN_VOITURE, 81, "en_voiture", st.level, caller)
+        return Contract(caller, a - EN_VOITURE, 81, ContractKind.EN_VOITURE, st.level, caller)
     if a >= BID:
-        return Contract(caller, bid_strain(a), 81, "capot", st.level, caller)
-    return Contract(caller, a - TAKE, 81, "couleur", st.level, caller)
+        return Contract(caller, bid_strain(a), 81, ContractKind.CAPOT, st.level, caller)
+    return Contract(caller, a - TAKE, 81, ContractKind.COULEUR, st.level, caller)
 
 
 def cobrecaf_apply(st, seat: int, a: int):

@@ -9,13 +9,35 @@ of every deal; tests may call it directly with the facts of a worked example.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import NamedTuple
 
 from .cards import strain_table
 from .variant import Variant
 
-MADE, FAILED, LITIGE, REDEAL = "made", "failed", "litige", "redeal"
-CAPOT_KINDS = ("capot", "generale")
+class Outcome(StrEnum):
+    """How a deal ended; equal to its plain string (``Outcome.MADE == "made"``)."""
+
+    MADE = "made"
+    FAILED = "failed"
+    LITIGE = "litige"
+    REDEAL = "redeal"
+
+
+class ContractKind(StrEnum):
+    """The kind of a contract (RULES.md sections 3 and 7); equal to its plain string."""
+
+    TAKE = "take"  # belote classique
+    BID = "bid"  # auction, 80..160
+    CAPOT = "capot"  # auction capot, or the 81 points' Capot
+    GENERALE = "generale"
+    COULEUR = "couleur"  # 81 points
+    EN_FACE = "en_face"
+    EN_VOITURE = "en_voiture"
+
+
+MADE, FAILED, LITIGE, REDEAL = Outcome.MADE, Outcome.FAILED, Outcome.LITIGE, Outcome.REDEAL
+CAPOT_KINDS = (ContractKind.CAPOT, ContractKind.GENERALE)
 
 
 class Contract(NamedTuple):
@@ -134,9 +156,9 @@ def _coinche(variant: Variant, c: Contract, res: DealResult, tricks_by_seat) -> 
     res.dix_de_der[res.last_trick] = 100 if res.capot >= 0 else 10
     p = [res.card_points[k] + res.dix_de_der[k] + res.belote[k] + res.declarations[k] for k in (0, 1)]
     res.contract_points = p
-    if c.kind == "capot":
+    if c.kind == ContractKind.CAPOT:
         made = res.capot == t
-    elif c.kind == "generale":
+    elif c.kind == ContractKind.GENERALE:
         made = tricks_by_seat[c.taker] == 8
     else:
         made = p[t] >= c.value and p[t] > p[d]
@@ -168,7 +190,7 @@ def _cobrecaf_81(variant: Variant, c: Contract, res: DealResult, tricks_by_seat)
     pts = [res.card_points[k] + res.dix_de_der[k] for k in (0, 1)]
     res.contract_points = pts
     p = pts[t]
-    if c.kind == "capot":
+    if c.kind == ContractKind.CAPOT:
         made = res.capot == t
     else:
         made = p >= 81 if variant.threshold_inclusive else p > 81
@@ -176,7 +198,7 @@ def _cobrecaf_81(variant: Variant, c: Contract, res: DealResult, tricks_by_seat)
     scores = [0, 0]
     if made:
         res.outcome = MADE
-        if c.kind in ("couleur", "en_face"):
+        if c.kind in (ContractKind.COULEUR, ContractKind.EN_FACE):
             scores[t] = 81 * m + (p - 81)
             scores[d] = pts[d]
         else:
@@ -193,7 +215,7 @@ def _contree(variant: Variant, c: Contract, res: DealResult, tricks_by_seat) -> 
     raw = [res.card_points[k] + res.dix_de_der[k] for k in (0, 1)]
     p_taker = raw[t] + res.belote[t]  # the defense's belote never helps the taker fail
     res.contract_points = [p_taker if k == t else raw[k] for k in (0, 1)]
-    if c.kind == "capot":
+    if c.kind == ContractKind.CAPOT:
         made = res.capot == t
     else:
         made = p_taker >= c.value and (not variant.must_beat_defense or p_taker > raw[d])
@@ -202,7 +224,7 @@ def _contree(variant: Variant, c: Contract, res: DealResult, tricks_by_seat) -> 
     annonces = [0, 0]
     if made:
         res.outcome = MADE
-        if c.kind == "capot":
+        if c.kind == ContractKind.CAPOT:
             faits[t], annonces[t] = 500 * m, 250 * m
         elif res.capot == t:
             faits[t], annonces[t] = 250 * m, c.value * m
@@ -214,7 +236,7 @@ def _contree(variant: Variant, c: Contract, res: DealResult, tricks_by_seat) -> 
         winner = t
     else:
         res.outcome = FAILED
-        if c.kind == "capot":
+        if c.kind == ContractKind.CAPOT:
             faits[d], annonces[d] = 500 * m, 250 * m
         else:
             faits[d], annonces[d] = 160 * m, c.value * m

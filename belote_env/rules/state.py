@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import operator
 import random
+from enum import StrEnum
 from typing import NamedTuple
 
 from . import bidding
@@ -36,7 +37,15 @@ from .play import beats, legal_cards
 from .scoring import REDEAL, Contract, DealResult, score_deal
 from .variant import SCHEMA, Variant
 
-BIDDING, PLAY, DONE = "bidding", "play", "done"
+class Phase(StrEnum):
+    """The phase of a deal; equal to its plain string (``Phase.PLAY == "play"``)."""
+
+    BIDDING = "bidding"
+    PLAY = "play"
+    DONE = "done"
+
+
+BIDDING, PLAY, DONE = Phase.BIDDING, Phase.PLAY, Phase.DONE
 NOTATION_TAG = "belote-position-1"
 
 
@@ -570,4 +579,4 @@ def play_random_deal(variant: Variant, rng: random.Random, dealer: int = 0) -> D
     return st
 
 
-__all__ = ["DealState", "Trick", "BeloteEvent", "BIDDING", "PLAY", "DONE", "PASS", "play_random_deal"]
+__all__ = ["DealState", "Trick", "BeloteEvent", "Phase", "BIDDING", "PLAY", "DONE", "PASS", "play_random_deal"]
