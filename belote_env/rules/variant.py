@@ -10,7 +10,7 @@ is allowed. Reading YAML files is done one layer up, in
 from __future__ import annotations
 
 import reprlib
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 
 from .errors import VariantError
@@ -21,27 +21,6 @@ SCORINGS = ("classic", "coinche", "cobrecaf_81", "contree")
 RULESETS = ("maison", "officielles")
 COUNTINGS = ("points_faits", "points_annonces", "points_faits_et_annonces")
 EPISODES = ("deal", "game")
-
-# key -> (type, allowed values or None, default)
-SCHEMA: dict[str, tuple[type, tuple | None, object]] = {
-    "name": (str, None, "custom"),
-    "deal": (str, DEALS, "full"),
-    "bidding": (str, BIDDINGS, "auction"),
-    "scoring": (str, SCORINGS, "coinche"),
-    "counting": (str, COUNTINGS, "points_faits"),
-    "rules": (str, RULESETS, "maison"),
-    "overtrump_partner": (bool, None, False),
-    "undertrump": (bool, None, False),
-    "declarations": (bool, None, False),
-    "no_trump": (bool, None, True),
-    "all_trump": (bool, None, True),
-    "generale": (bool, None, False),
-    "target": (int, None, 1000),
-    "threshold_inclusive": (bool, None, False),
-    "must_beat_defense": (bool, None, False),
-    "belote": (str, ("auto",), "auto"),
-    "episode": (str, EPISODES, "deal"),
-}
 
 _REPR = reprlib.Repr()
 _REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 2, 60, 60, 4, 4
@@ -57,25 +36,32 @@ _SCORING_BIDDING = {"classic": "take_or_pass", "coinche": "auction", "contree": 
 _BIDDING_DEAL = {"take_or_pass": "turn_up", "auction": "full", "cobrecaf_81": "turn_up"}
 
 
+def _switch(default, allowed: tuple | None = None):
+    """A rule switch: its default, and the values it accepts (None: any value of its type)."""
+    return field(default=default, metadata={"allowed": allowed})
+
+
 @dataclass(frozen=True)
 class Variant:
-    name: str = "custom"
-    deal: str = "full"
-    bidding: str = "auction"
-    scoring: str = "coinche"
-    counting: str = "points_faits"
-    rules: str = "maison"
-    overtrump_partner: bool = False
-    undertrump: bool = False
-    declarations: bool = False
-    no_trump: bool = True
-    all_trump: bool = True
-    generale: bool = False
-    target: int = 1000
-    threshold_inclusive: bool = False
-    must_beat_defense: bool = False
-    belote: str = "auto"
-    episode: str = "deal"
+    """The rule switches of RULES.md section 10; each field is a key of the variant files."""
+
+    name: str = _switch("custom")
+    deal: str = _switch("full", DEALS)
+    bidding: str = _switch("auction", BIDDINGS)
+    scoring: str = _switch("coinche", SCORINGS)
+    counting: str = _switch("points_faits", COUNTINGS)
+    rules: str = _switch("maison", RULESETS)
+    overtrump_partner: bool = _switch(False)
+    undertrump: bool = _switch(False)
+    declarations: bool = _switch(False)
+    no_trump: bool = _switch(True)
+    all_trump: bool = _switch(True)
+    generale: bool = _switch(False)
+    target: int = _switch(1000)
+    threshold_inclusive: bool = _switch(False)
+    must_beat_defense: bool = _switch(False)
+    belote: str = _switch("auto", ("auto",))
+    episode: str = _switch("deal", EPISODES)
 
     @classmethod
     def from_dict(cls, data: dict, source: str = "<dict>") -> "Variant":
@@ -143,3 +129,9 @@ class Variant:
         """Strains a contract may have: the four suits, then NT / AT when enabled."""
         return (0, 1, 2, 3) + ((4,) if self.no_trump else ()) + ((5,) if self.all_trump else ())
 
+
+_TYPES = {"str": str, "bool": bool, "int": int}
+# key -> (type, allowed values or None, default): derived from the Variant fields, the one definition.
+SCHEMA: dict[str, tuple[type, tuple | None, object]] = {
+    f.name: (_TYPES[f.type], f.metadata["allowed"], f.default) for f in fields(Variant)
+}
