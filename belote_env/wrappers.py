@@ -1,0 +1,179 @@
+"""Single-agent views of the game for libraries that train one policy (Gymnasium, Stable-Baselines3).
+
+:class:`SingleAgentEnv` is a ``gymnasium.Env`` in which one seat learns and
+the three others are played by agents (registry names, checkpoint paths or
+``agents.Agent`` objects; the partner and the opponents separately)::
+
+    import gymnasium, belote_env.wrappers
+    env = gymnasium.make("belote_env/Coinche-v0", partner="heuristic", opponents="random")
+    obs, info = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(int(info["action_mask"].nonzero()[0][0]))
+
+- observation: ``Box(853)`` float32, the learner's ``observation.encode``;
+- action: ``Discrete(112)``; :meth:`SingleAgentEnv.action_masks` returns the
+  legal actions as sb3-contrib's ``MaskablePPO`` expects, and ``info`` holds
+  the same mask (``"action_mask"``) and the learner's ``InfoState``;
+- reward: the learner's AEC reward, summed over everything that happened
+  since its previous decision (the other seats' moves included);
+- ``terminated`` at the end of the episode (``episode="deal"`` or
+  ``"game"``), ``truncated`` after ``max_redeals`` all-pass deals in a row.
+
+The ids ``belote_env/<Variant>-v0`` (``Coinche-v0``, ``BeloteClassique-v0``,
+``Contree-v0``, ``Cobrecaf81-v0``... one per shipped variant file) are
+registered with Gymnasium when this module is imported.
+"""
+
+from __future__ import annotations
+
+import random
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .belote_env import DEFAULT_MAX_REDEALS, ILLEGAL_REWARD, EnvArgumentError, _observation_high, raw_env
+from .observation import OBS_SIZE
+from .rules.actions import ACTION_NAMES, NUM_ACTIONS
+from .rules.errors import IllegalActionError
+from .variants import variant_names
+
+AGENT_NAMES = ("player_0", "player_1", "player_2", "player_3")
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """One learning seat; the other seats played by agents. See the module docstring.
+
+    ``SingleAgentEnv(variant="coinche", seat=0, partner="heuristic", opponents="heuristic",
+    reward="score_diff", max_redeals=100, render_mode=None, illegal="terminate", **overrides)``: ``seat`` is the
+    learner's seat 0..3 (or ``"random"``: drawn at every reset); ``partner`` and ``opponents``
+    are agent specs (``"random"``, ``"heuristic"``, a checkpoint path) or ``Agent`` objects;
+    ``overrides`` are rule switches (``episode="game"``, ``rules="officielles"``...). An illegal
+    action ends the episode with -1 to the learner and ``info["illegal_action"]`` naming it and the
+    legal set (``illegal="terminate"``, as PettingZoo's TerminateIllegalWrapper), or raises
+    ``IllegalActionError`` (``illegal="raise"``).
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(self, variant="coinche", seat=0, partner="heuristic", opponents="heuristic",
+                 reward: str = "score_diff", max_redeals: int | None = DEFAULT_MAX_REDEALS,
+                 render_mode: str | None = None, illegal: str = "terminate", **overrides):
+        from agents import make_agent
+
+        if illegal not in ("terminate", "raise"):
+            raise EnvArgumentError(f"illegal must be 'terminate' or 'raise', got {illegal!r}")
+        self.illegal = illegal
+        self._ended = False
+
+        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3):
+            raise EnvArgumentError(f"seat must be 0..3 or 'random', got {seat!r}")
+        if render_mode not in (None, "ansi"):
+            raise EnvArgumentError(f"unknown render_mode {render_mode!r}; accepted: None, 'ansi'")
+        self.aec = raw_env(variant, reward=reward, max_redeals=max_redeals,
+                           render_mode="ansi" if render_mode else None, **overrides)
+        self.variant = self.aec.variant
+        self.seat_choice = seat
+        self.seat = 0 if seat == "random" else seat
+        self.partner = make_agent(partner)
+        self.opponents = make_agent(opponents)
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(0.0, _observation_high(), shape=(OBS_SIZE,), dtype=np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        self._seat_rng = random.Random()
+
+    # --- gymnasium API ----------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self._seat_rng.seed(seed)
+            for k, agent in enumerate((self.partner, self.opponents)):
+                agent.reset(seed * 3 + k + 1)
+        if self.seat_choice == "random":
+            self.seat = self._seat_rng.randrange(4)
+        self.aec.reset(seed=seed)
+        self._ended = False
+        reward, done, truncated = self._others_play()
+        return self._observe(), self._info(truncated)
+
+    def step(self, action):
+        aec = self.aec
+        agent = AGENT_NAMES[self.seat]
+        if aec.agent_selection != agent or not aec.agents or aec.terminations[agent] or aec.truncations[agent]:
+            raise gymnasium.error.ResetNeeded("the episode is over: call reset()")
+        if self._ended:
+            raise gymnasium.error.ResetNeeded("the episode ended on an illegal action: call reset()")
+        a = int(action) if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) else action
+        if not (isinstance(a, int) and 0 <= a < NUM_ACTIONS and self._mask[a]):
+            legal = np.flatnonzero(self._mask).tolist()
+            message = (f"illegal action {action!r} for the learner (seat {self.seat}) in phase "
+                       f"{aec.game.deal.phase}; legal: {', '.join(ACTION_NAMES[x] for x in legal)}")
+            if self.illegal == "raise":
+                raise IllegalActionError(message, action, self.seat, aec.game.deal.phase, legal)
+            self._ended = True  # as PettingZoo's TerminateIllegalWrapper: the episode ends, -1 to the offender
+            info = self._info(False)
+            info["illegal_action"] = message
+            return self._observe(), ILLEGAL_REWARD, True, False, info
+        aec.step(a)
+        reward = aec.rewards[agent]
+        more, done, truncated = self._others_play()
+        return self._observe(), float(reward + more), done and not truncated, truncated, self._info(truncated)
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions (bool[112]), as sb3-contrib's MaskablePPO asks for them."""
+        return self._mask.copy()
+
+    def render(self):
+        return self.aec.render() if self.render_mode == "ansi" else None
+
+    # --- internals ----------------------------------------------------------
+
+    def _others_play(self) -> tuple[float, bool, bool]:
+        """Let the other seats act until the learner is to act or the episode ends; returns the learner's
+        reward over those moves, whether the episode ended, and whether it was truncated."""
+        aec = self.aec
+        me = AGENT_NAMES[self.seat]
+        reward = 0.0
+        while True:
+            agent = aec.agent_selection
+            if aec.terminations[agent] or aec.truncations[agent]:
+                truncated = aec.truncations[me]
+                self._mask[:] = False
+                return reward, True, truncated
+            if agent == me:
+                self._mask[:] = aec.observe(agent)["action_mask"].astype(bool)
+                return reward, False, False
+            seat = AGENT_NAMES.index(agent)
+            player = self.partner if (seat ^ self.seat) == 2 else self.opponents
+            obs = aec.observe(agent) if player.needs_observation else None
+            info = aec.infos[agent].get("info_state") if player.needs_info else None
+            mask = obs["action_mask"] if obs is not None else aec._encoder.action_mask(seat)
+            aec.step(int(player.act(obs["observation"] if obs is not None else None, mask, info)))
+            reward += aec.rewards[me]
+
+    def _observe(self) -> np.ndarray:
+        return self.aec.observe(AGENT_NAMES[self.seat])["observation"]
+
+    def _info(self, truncated: bool) -> dict:
+        info = {"action_mask": self._mask.copy(), "seat": self.seat}
+        state = self.aec.infos.get(AGENT_NAMES[self.seat], {}).get("info_state")
+        if state is not None:
+            info["info_state"] = state
+        game = self.aec.game
+        if game.over or truncated:
+            info["scores"] = tuple(game.scores)
+            info["winner"] = game.winner
+        return info
+
+
+def _env_id(name: str) -> str:
+    return "belote_env/" + "".join(part.capitalize() for part in name.split("_")) + "-v0"
+
+
+ENV_IDS = {name: _env_id(name) for name in variant_names()}
+for _name, _id in ENV_IDS.items():
+    if _id not in gymnasium.registry:
+        gymnasium.register(_id, entry_point="belote_env.wrappers:SingleAgentEnv", kwargs={"variant": _name})
+
+__all__ = ["SingleAgentEnv", "ENV_IDS"]

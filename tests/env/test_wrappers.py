@@ -1,0 +1,98 @@
+"""SingleAgentEnv: a gymnasium.Env with one learning seat, checked with gymnasium's
+check_env, registered ids, rewards summed over the other seats' moves, truncation
+after all-pass redeals, and a short sb3-contrib MaskablePPO run."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import belote_env
+from belote_env.rules import IllegalActionError
+from belote_env.variants import variant_names
+from belote_env.wrappers import ENV_IDS, SingleAgentEnv
+
+
+@pytest.mark.parametrize("name", ["coinche", "belote_classique", "cobrecaf_81", "contree"])
+def test_check_env_passes(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # gymnasium warns about the unbounded counters of the observation
+        check_env(SingleAgentEnv(name, opponents="random"), skip_render_check=True)
+
+
+def test_every_shipped_variant_is_registered():
+    assert set(ENV_IDS) == set(variant_names())
+    assert ENV_IDS["coinche"] == "belote_env/Coinche-v0" and ENV_IDS["cobrecaf_81"] == "belote_env/Cobrecaf81-v0"
+    env = gymnasium.make("belote_env/ContreeFaitsEtAnnonces-v0", partner="random")
+    assert env.unwrapped.variant.counting == "points_faits_et_annonces"
+
+
+@pytest.mark.parametrize("seat", [0, 1, 2, 3])
+def test_rewards_match_the_episode_scores(seat):
+    env = SingleAgentEnv("coinche", seat=seat, partner="heuristic", opponents="random")
+    rng = np.random.default_rng(seat)
+    for episode in range(20):
+        obs, info = env.reset(seed=100 * seat + episode)
+        assert obs.shape == (853,) and info["seat"] == seat and info["info_state"].seat == seat
+        total, done = 0.0, False
+        while not done:
+            assert (env.action_masks() == info["action_mask"]).all()
+            action = rng.choice(np.flatnonzero(info["action_mask"]))
+            obs, reward, terminated, truncated, info = env.step(action)
+            total += reward
+            done = terminated or truncated
+        s = info["scores"]
+        mine = s[seat & 1] - s[1 - (seat & 1)]
+        assert total == pytest.approx(mine / 400)  # score_diff reward, coinche scale
+
+
+def test_always_passing_learner_is_truncated():
+    env = SingleAgentEnv("coinche", partner="random", opponents="random", max_redeals=3)
+
+    class Pass:
+        name, needs_observation, needs_info = "pass", False, False
+
+        def reset(self, seed=None):
+            pass
+
+        def act(self, observation, mask, info):
+            return 32
+
+    env.partner = env.opponents = Pass()
+    obs, info = env.reset(seed=0)
+    steps = 0
+    while True:
+        obs, reward, terminated, truncated, info = env.step(32)
+        steps += 1
+        if terminated or truncated:
+            break
+    assert truncated and not terminated and reward == 0 and steps == 3
+
+
+def test_illegal_actions_terminate_or_raise():
+    env = SingleAgentEnv("coinche", opponents="random")
+    obs, info = env.reset(seed=1)
+    obs, reward, terminated, truncated, info = env.step(7)  # a card while bidding
+    assert terminated and reward == -1.0 and "illegal action 7" in info["illegal_action"] and "pass" in info["illegal_action"]
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        env.step(32)
+    env = SingleAgentEnv("coinche", opponents="random", illegal="raise")
+    env.reset(seed=1)
+    with pytest.raises(IllegalActionError, match="legal: pass"):
+        env.step(7)
+
+
+def test_maskable_ppo_trains_briefly():
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    env = SingleAgentEnv("belote_classique", partner="random", opponents="random")
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, verbose=0,
+                                    policy_kwargs={"net_arch": [32]})
+    model.learn(total_timesteps=256)
+    obs, info = env.reset(seed=3)
+    action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
+    assert info["action_mask"][int(action)]
+    assert belote_env is not None
