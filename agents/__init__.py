@@ -6,7 +6,10 @@
 
 Registry names: ``random`` (uniform over legal actions) and ``heuristic``
 (rule-based bidding and card play). A spec that is an existing file or ends
-with ``.pt`` is a checkpoint, loaded by ``agents.neural.load_agent``.
+with ``.pt`` is a checkpoint, loaded by ``agents.neural.load_agent``. A spec
+``module:factory`` imports ``module`` and calls ``factory()``, which returns
+an Agent or a callable ``fn(observation, action_mask) -> action`` (wrapped in
+:class:`agents.policy.PolicyAgent`): any outside policy can enter a tournament.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ def is_checkpoint_spec(spec: str) -> bool:
 
 
 def make_agent(spec: str | Agent) -> Agent:
-    """An agent from a registry name (``random``, ``heuristic``) or a checkpoint path."""
+    """An agent from a registry name (``random``, ``heuristic``), a checkpoint path or ``module:factory``."""
     if isinstance(spec, Agent):
         return spec
     if not isinstance(spec, (str, Path)):
@@ -57,10 +60,37 @@ def make_agent(spec: str | Agent) -> Agent:
         except ImportError as e:
             raise AgentSpecError(f"cannot load checkpoint {spec!r}: agents.neural is unavailable ({e})") from None
         return load_agent(spec)
+    if ":" in spec and not spec.startswith(":") and not spec.endswith(":"):
+        return _from_factory(spec)
     raise AgentSpecError(
         f"unknown agent {spec!r}: registered agents are {', '.join(agent_names())}, "
-        "or give the path of a checkpoint file (.pt)"
+        "a checkpoint file (.pt), or module:factory"
     )
+
+
+def _from_factory(spec: str) -> Agent:
+    """``module:factory``: ``factory()`` from an importable module, returning an Agent or a callable
+    ``fn(observation, action_mask) -> action`` (wrapped in a PolicyAgent named after the factory)."""
+    import importlib
+
+    module_name, _, attr = spec.rpartition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise AgentSpecError(f"agent spec {spec!r}: cannot import module {module_name!r} ({e})") from None
+    factory = getattr(module, attr, None)
+    if not callable(factory):
+        raise AgentSpecError(f"agent spec {spec!r}: module {module_name!r} has no callable {attr!r}")
+    made = factory()
+    if isinstance(made, Agent):
+        if made.name in ("agent", "policy"):
+            made.name = attr
+        return made
+    if callable(made):
+        from .policy import PolicyAgent
+
+        return PolicyAgent(made, name=attr)
+    raise AgentSpecError(f"agent spec {spec!r}: {attr}() returned {type(made).__name__}, not an Agent or a callable")
 
 
 def _random() -> Agent:

@@ -195,6 +195,13 @@ def validate_train(args):
         if is_checkpoint_spec(spec):
             if not Path(spec).is_file():
                 raise ConfigError(f"option {option!r}: checkpoint {spec!r} does not exist")
+        elif ":" in spec:
+            from . import AgentSpecError, make_agent
+
+            try:
+                make_agent(spec)
+            except AgentSpecError as e:
+                raise ConfigError(f"option {option!r}: {e}") from None
         elif spec not in agent_names():
             raise ConfigError(f"option {option!r}: unknown agent {spec!r}; registered: {', '.join(agent_names())} "
                               "(or a checkpoint path ending in .pt)")
