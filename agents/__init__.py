@@ -17,10 +17,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
+from belote_env.rules.errors import BeloteError
+
 from .base import Agent
 
 
-class AgentSpecError(ValueError):
+class AgentSpecError(BeloteError):
     """An agent spec that is neither a registered name nor a loadable checkpoint."""
 
 

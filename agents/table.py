@@ -22,7 +22,7 @@ import numpy as np
 
 from belote_env.observation import OBS_SIZE, action_mask, encode
 from belote_env.rules.actions import NUM_ACTIONS, action_name
-from belote_env.rules.errors import IllegalActionError
+from belote_env.rules.errors import BeloteError, IllegalActionError
 from belote_env.rules.game import GameState
 from belote_env.rules.info import info_state
 from belote_env.rules.scoring import REDEAL
@@ -32,7 +32,7 @@ from .base import Agent
 MAX_REDEALS = 64
 
 
-class AgentActionError(ValueError):
+class AgentActionError(BeloteError):
     """An agent returned an action that is not legal where it was asked to act."""
 
 

@@ -1,0 +1,144 @@
+"""Play against the agents in a terminal: ``python -m agents.play``.
+
+    python -m agents.play --variant coinche --partner heuristic --opponents heuristic
+    python -m agents.play --variant belote_classique --opponents runs/quick_s1/checkpoints/latest.pt --seed 7 --reveal
+
+You sit at seat 0 (``--seat``), your partner at seat 2 and the opponents at
+1 and 3 are agents (any spec: ``random``, ``heuristic``, a checkpoint path,
+``module:factory``). The screen shows the table as you see it (your hand
+sorted by suit with unicode suits, red hearts and diamonds on a colour
+terminal), the calls, the contract, the trick and the scores, then your legal
+moves, numbered. Answer with a number or a move's name (``JH``, ``10S``,
+``pass``, ``100 H``, ``capot S``); a bad answer says why and asks again.
+``--seed`` replays the same deals; ``--reveal`` shows every hand as dealt at
+the end of each deal; ``q`` or end of input quits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from belote_env.render import call_text, card_text, render_table
+from belote_env.rules.actions import NUM_CARDS, parse_action
+from belote_env.rules.errors import BeloteError, NotationError
+from belote_env.rules.scoring import REDEAL
+from belote_env.wrappers import SingleAgentEnv
+
+RED, RESET = "\x1b[31m", "\x1b[0m"
+NAMES = ("you", "left", "partner", "right")
+
+
+def move_text(action: int) -> str:
+    return card_text(action) if action < NUM_CARDS else call_text(action)
+
+
+def colour(text: str, on: bool) -> str:
+    """Hearts and diamonds in red on a colour terminal."""
+    if not on:
+        return text
+    for sym in "\u2665\u2666":
+        text = text.replace(sym, f"{RED}{sym}{RESET}")
+    return text
+
+
+def seat_names(seat: int) -> tuple[str, ...]:
+    """Names of seats 0..3 as the player at ``seat`` sees them."""
+    return tuple(NAMES[(s - seat) & 3] for s in range(4))
+
+
+def ask(legal: list[int], read, write) -> int | None:
+    """The human's move: a number of the list or a move's name; None to quit."""
+    while True:
+        write("your move (number or name, q to quit): ")
+        line = read()
+        if line is None:
+            return None
+        text = line.strip()
+        if text.lower() in ("q", "quit", "exit"):
+            return None
+        if text.isdigit():
+            k = int(text)
+            if 1 <= k <= len(legal):
+                return legal[k - 1]
+            write(f"there is no move {k}: choose 1 to {len(legal)}\n")
+            continue
+        try:
+            action = parse_action(text)
+        except NotationError:
+            write(f"{text!r} is not a move: give its number, or a card like JH / 10S, or a call like pass, 100 H\n")
+            continue
+        if action in legal:
+            return action
+        write(f"{move_text(action)} is not legal now; legal: {', '.join(move_text(a) for a in legal)}\n")
+
+
+def play(args, read=None, write=None) -> int:
+    read = read or (lambda: sys.stdin.readline() or None)
+    write = write or sys.stdout.write
+    colour_on = args.color and sys.stdout.isatty() and write is sys.stdout.write
+    env = SingleAgentEnv(args.variant, seat=args.seat, partner=args.partner, opponents=args.opponents,
+                         illegal="raise", episode=args.episode)
+    names = seat_names(args.seat)
+    deals = 0
+    obs, info = env.reset(seed=args.seed)
+    while True:
+        game = env.aec.game
+        if info.get("info_state") is not None:
+            write("\n" + colour(render_table(game, viewer=args.seat, names=names), colour_on) + "\n")
+            legal = info["info_state"].legal_actions()
+            write("  ".join(f"{k}) {colour(move_text(a), colour_on)}" for k, a in enumerate(legal, 1)) + "\n")
+            action = ask(legal, read, write)
+            if action is None:
+                write("bye\n")
+                return 0
+            obs, reward, terminated, truncated, info = env.step(action)
+        else:
+            terminated, truncated = True, False
+        if terminated or truncated:
+            deals += 1
+            res = [r for r in game.results if r.outcome != REDEAL]
+            last = res[-1] if res else None
+            write("\n" + colour(render_table(game, viewer=None if args.reveal else args.seat, names=names),
+                                colour_on) + "\n")
+            if truncated:
+                write(f"everyone passed {env.aec.max_redeals} deals in a row: episode cut\n")
+            elif last is not None:
+                mine = args.seat & 1
+                write(f"deal over: {last.outcome}; your team {last.scores[mine]}, theirs {last.scores[1 - mine]}"
+                      f" (game: {game.scores[mine]} to {game.scores[1 - mine]})\n")
+            if args.reveal:
+                deal = game.deal
+                write("hands as dealt: " + "; ".join(
+                    f"{names[s]}: " + colour(" ".join(card_text(c) for c in range(32) if deal.initial[s] >> c & 1),
+                                             colour_on) for s in range(4)) + "\n")
+            if args.deals and deals >= args.deals:
+                return 0
+            obs, info = env.reset()
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m agents.play", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--variant", "-v", default="coinche", help="variant name or YAML path (default coinche)")
+    p.add_argument("--partner", default="heuristic", help="agent spec of your partner (default heuristic)")
+    p.add_argument("--opponents", default="heuristic", help="agent spec of both opponents (default heuristic)")
+    p.add_argument("--seat", type=int, choices=range(4), default=0, help="your seat 0..3 (default 0)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the deals (same seed, same deals)")
+    p.add_argument("--episode", choices=("deal", "game"), default="deal", help="one deal at a time, or whole games")
+    p.add_argument("--deals", type=int, default=0, help="stop after this many episodes (default: until you quit)")
+    p.add_argument("--reveal", action="store_true", help="show every hand as dealt at the end of each deal")
+    p.add_argument("--no-color", dest="color", action="store_false", help="no ANSI colours")
+    args = p.parse_args(argv)
+    try:
+        return play(args)
+    except BeloteError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+__all__ = ["main", "play"]
