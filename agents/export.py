@@ -1,0 +1,93 @@
+"""Export a trained network for use outside the project: TorchScript and ONNX.
+
+    python -m agents.export runs/quick_s1/checkpoints/latest.pt --torchscript policy.pt --onnx policy.onnx
+
+Both take ``observation`` float32[B, 853] and ``action_mask`` bool[B, 112]
+(the env's observation and mask) and return ``logits`` float32[B, 112]
+(illegal actions at -1e9, so ``argmax`` is the greedy legal action, as
+``NeuralAgent`` plays) and ``value`` float32[B]. The batch size is dynamic.
+TorchScript loads with ``torch.jit.load`` (no project code needed); ONNX
+needs the ``onnx`` package to write (``pip install belote_env[export]``) and
+runs in onnxruntime or any ONNX runtime.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from belote_env.observation import OBS_SIZE
+from belote_env.rules.actions import NUM_ACTIONS
+
+from .neural import build_net, load_checkpoint
+
+
+class ExportedPolicy(nn.Module):
+    """The network with its mask: (observation, action_mask) -> (masked logits, value)."""
+
+    def __init__(self, net: nn.Module):
+        super().__init__()
+        self.net = net.eval()
+
+    def forward(self, observation: torch.Tensor, action_mask: torch.Tensor):
+        logits, value = self.net(observation, action_mask)
+        return logits, value
+
+
+def _example():
+    return torch.zeros(2, OBS_SIZE), torch.ones(2, NUM_ACTIONS, dtype=torch.bool)
+
+
+def export_torchscript(checkpoint: str | Path, out: str | Path) -> Path:
+    """A TorchScript file of the checkpoint's policy (``torch.jit.load(out)``)."""
+    model = ExportedPolicy(build_net(load_checkpoint(checkpoint), checkpoint))
+    with torch.no_grad():
+        traced = torch.jit.trace(model, _example())
+    out = Path(out)
+    traced.save(str(out))
+    return out
+
+
+def export_onnx(checkpoint: str | Path, out: str | Path) -> Path:
+    """An ONNX file of the checkpoint's policy, dynamic batch size (needs the ``onnx`` package)."""
+    model = ExportedPolicy(build_net(load_checkpoint(checkpoint), checkpoint))
+    out = Path(out)
+    with torch.no_grad():
+        torch.onnx.export(
+            model, _example(), str(out), dynamo=False, input_names=["observation", "action_mask"],
+            output_names=["logits", "value"],
+            dynamic_axes={"observation": {0: "batch"}, "action_mask": {0: "batch"}, "logits": {0: "batch"},
+                          "value": {0: "batch"}},
+        )
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m agents.export", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("checkpoint", help="a checkpoint written by train.py")
+    p.add_argument("--torchscript", metavar="PATH", help="write a TorchScript file")
+    p.add_argument("--onnx", metavar="PATH", help="write an ONNX file (needs the onnx package)")
+    args = p.parse_args(argv)
+    if not args.torchscript and not args.onnx:
+        p.error("give --torchscript PATH and/or --onnx PATH")
+    try:
+        if args.torchscript:
+            print(f"wrote {export_torchscript(args.checkpoint, args.torchscript)}")
+        if args.onnx:
+            print(f"wrote {export_onnx(args.checkpoint, args.onnx)}")
+    except ValueError as e:  # CheckpointError and friends
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except ImportError as e:
+        print(f"error: {e}; install it with: pip install onnx", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""TorchScript and ONNX exports give the same logits and value as the network, on real observations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents.checkpoint import checkpoint_dict
+from agents.export import export_onnx, export_torchscript, main
+from agents.neural import PolicyValueNet
+from belote_env.observation import action_mask, encode
+from belote_env.rules import GameState
+from belote_env.variants import load_variant
+
+
+def _batch():
+    game = GameState(load_variant("coinche"), seed=3)
+    obs, masks = [], []
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        seat = game.current_seat
+        obs.append(encode(game, seat))
+        masks.append(action_mask(game, seat).astype(bool))
+        game.apply(int(rng.choice(game.legal_actions())))
+    return torch.from_numpy(np.stack(obs)), torch.from_numpy(np.stack(masks))
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory):
+    torch.manual_seed(1)
+    net = PolicyValueNet(hidden_sizes=[32, 16])
+    path = tmp_path_factory.mktemp("export") / "net.pt"
+    torch.save(checkpoint_dict(net), path)
+    return path, net.eval()
+
+
+def test_torchscript_matches_the_network(checkpoint, tmp_path):
+    path, net = checkpoint
+    out = export_torchscript(path, tmp_path / "policy.ts")
+    model = torch.jit.load(str(out))
+    obs, mask = _batch()
+    with torch.no_grad():
+        logits, value = model(obs, mask)
+        want_logits, want_value = net(obs, mask)
+    torch.testing.assert_close(logits, want_logits)
+    torch.testing.assert_close(value, want_value)
+    assert bool(mask[torch.arange(len(mask)), logits.argmax(1)].all())
+
+
+def test_onnx_matches_the_network(checkpoint, tmp_path):
+    pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    path, net = checkpoint
+    out = export_onnx(path, tmp_path / "policy.onnx")
+    obs, mask = _batch()
+    session = ort.InferenceSession(str(out))
+    logits, value = session.run(None, {"observation": obs.numpy(), "action_mask": mask.numpy()})
+    with torch.no_grad():
+        want_logits, want_value = net(obs, mask)
+    np.testing.assert_allclose(logits, want_logits.numpy(), rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(value, want_value.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_command_line(checkpoint, tmp_path, capsys):
+    path, _ = checkpoint
+    assert main([str(path), "--torchscript", str(tmp_path / "p.ts")]) == 0
+    assert main([str(tmp_path / "missing.pt"), "--torchscript", str(tmp_path / "q.ts")]) == 2
+    assert "does not exist" in capsys.readouterr().err
