@@ -146,6 +146,7 @@ class Tables:
         self.opponent_team = np.full(num_envs, -1, dtype=np.int64)  # team of the fixed opponent, -1 = none
         # index in the rollout buffer of each seat's latest decision in the current episode, -1 if none
         self.last = np.full((num_envs, 4), -1, dtype=np.int64)
+        self.length = np.zeros(num_envs, dtype=np.int64)  # actions so far in each table's episode
         self.reset_all()
 
     def reset(self, i: int) -> None:
@@ -159,6 +160,7 @@ class Tables:
         self.opponent_team[i] = team if k < len(self.specs) else -1
         self.games[i] = GameState(self.variant, seed=seed, dealer=dealer)
         self.last[i] = -1
+        self.length[i] = 0
 
     def reset_all(self) -> None:
         for i in range(self.n):
@@ -244,6 +246,7 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
                     buf.next_value[prev] = buf.values[j]
                 tables.last[i, seat] = j
             result = g.apply(actions[i])
+            tables.length[i] += 1
             if result is not None:
                 reward = deal_reward(variant, result)
                 for s in range(4):
@@ -253,12 +256,14 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
                 if g.over or (end_on_redeal and result.outcome == REDEAL):
                     if result.outcome == REDEAL:
                         stats["all_pass"] = stats.get("all_pass", 0) + 1
-                    elif tables.opponent[i] < 0:
-                        stats["return_team0"].append(reward[0])
-                        stats["return_team1"].append(reward[1])
                     else:
-                        key = tables.specs[tables.opponent[i]]
-                        stats.setdefault(key, []).append(reward[1 - tables.opponent_team[i]])
+                        stats.setdefault("episode_length", []).append(int(tables.length[i]))
+                        if tables.opponent[i] < 0:
+                            stats["return_team0"].append(reward[0])
+                            stats["return_team1"].append(reward[1])
+                        else:
+                            key = tables.specs[tables.opponent[i]]
+                            stats.setdefault(key, []).append(reward[1 - tables.opponent_team[i]])
                     for s in range(4):
                         prev = tables.last[i, s]
                         if prev >= 0:

@@ -83,8 +83,13 @@ def log_update(writer, global_step: int, lr: float, sps: float, collect_sps: flo
     writer.add_scalar("charts/collect_SPS", collect_sps, global_step)
     writer.add_scalar("charts/decisions_trained", decisions, global_step)
     all_pass = stats.pop("all_pass", 0)
+    lengths = stats.pop("episode_length", [])
     finished = sum(len(v) for k, v in stats.items() if k != "return_team1")
     writer.add_scalar("charts/all_pass_rate", all_pass / max(all_pass + finished, 1), global_step)
+    returns = [r for values in stats.values() for r in values]  # the network's team, every finished episode
+    if returns:  # CleanRL's names, for tools that expect them
+        writer.add_scalar("charts/episodic_return", float(np.mean(returns)), global_step)
+        writer.add_scalar("charts/episodic_length", float(np.mean(lengths)), global_step)
     for key, values in stats.items():
         if values:
             tag = key if key.startswith("return_team") else "return_vs_" + _tag(key)

@@ -40,3 +40,12 @@ def test_plot_defaults_to_the_run_directory_and_never_overwrites_tracked_files(t
     with pytest.raises(ConfigError, match="tracked by git"):
         train.plot_run(run_dir, tracked)
     assert tracked.read_bytes() == before
+
+
+def test_cleanrl_tags_are_logged(tiny_run):
+    run_dir, _ = tiny_run
+    scalars = train.read_scalars(run_dir)
+    for tag in ("charts/episodic_return", "charts/episodic_length", "charts/decisions_trained", "charts/SPS"):
+        assert tag in scalars, sorted(scalars)
+    steps, lengths = scalars["charts/episodic_length"]
+    assert (lengths > 30).all()  # a deal is about 40 actions
