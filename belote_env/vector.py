@@ -34,6 +34,7 @@ table (rows of tables not done hold -1):
 | ``taker``, ``strain``, ``value``, ``kind``, ``level``, ``caller`` | int64[N] | its contract; ``kind`` indexes ``CONTRACT_KINDS`` |
 | ``card_points`` | int64[N, 2] | card points won by each team in the last deal |
 | ``deals`` | int64[N] | deals dealt in the episode, all-pass redeals included |
+| ``truncated`` | bool[N] | the episode was cut after ``max_redeals`` all-pass deals in a row (no reward, winner -1) |
 
 Seeds: table ``i`` deals exactly what ``GameState(variant, seed=seed * 2**32 + i)``
 deals, episode after episode from the same generator, as the AEC env does
@@ -49,7 +50,7 @@ import random
 import numpy as np
 from gymnasium import spaces
 
-from .fast import OUTCOMES
+from .belote_env import DEFAULT_MAX_REDEALS
 from .observation import CONTRACT_KINDS, OBS_SIZE
 from .rewards import REWARD_KINDS
 from .rules.actions import ACTION_NAMES, NUM_ACTIONS
@@ -57,18 +58,19 @@ from .rules.errors import BeloteError, IllegalActionError
 from .rules.declarations import hand_declarations
 from .rules.game import GameState
 from .rules.info import InfoState
-from .rules.scoring import Contract
+from .rules.scoring import Contract, Outcome
 from .rules.state import BeloteEvent, Trick
 from .rules.variant import Variant
 from .variants import load_variant
 
 SEED_STRIDE = 2**32
+OUTCOMES = tuple(Outcome)  # made, failed, litige, redeal: the order of info["outcome"] (= belote_env.fast.OUTCOMES)
 _PHASES = ("bidding", "play", "done")
 # info key -> its columns in the kernels' info array (kernels.I_*), as slices so that the arrays are views.
 _INFO_KEYS = (
     ("scores", slice(0, 2)), ("winner", 2), ("deal_scores", slice(3, 5)), ("outcome", 5), ("taker", 6),
     ("strain", 7), ("value", 8), ("kind", 9), ("level", 10), ("caller", 11), ("card_points", slice(12, 14)),
-    ("deals", 14),
+    ("deals", 14), ("truncated", 15),
 )
 
 
@@ -101,6 +103,8 @@ class VectorEnv:
     how many): faster on cores of its own, much slower when other processes
     compete for them (a step waits for its slowest thread), so it is off by
     default. The results do not depend on it: every table is stepped on its own.
+    ``max_redeals`` (default 100, None: no limit): after that many all-pass
+    deals in a row the episode ends, truncated, as in the AEC env.
     ``table_seeds``: one seed per table instead of ``seed * 2**32 + i`` (for
     duplicate pairs, two tables with the same seed deal the same cards);
     ``reset(seed)`` goes back to the derived seeds.
@@ -119,6 +123,7 @@ class VectorEnv:
         *,
         parallel: bool = False,
         table_seeds=None,
+        max_redeals: int | None = DEFAULT_MAX_REDEALS,
         **overrides,
     ):
         from .fast import kernels
@@ -133,7 +138,11 @@ class VectorEnv:
         self.reward_kind = reward
         self.parallel = bool(parallel)
         self._k = kernels
-        self._params = variant_params(self.variant, reward)
+        if max_redeals is not None and (isinstance(max_redeals, bool) or not isinstance(max_redeals, (int, np.integer))
+                                        or max_redeals < 1):
+            raise VectorEnvError(f"max_redeals must be a positive int or None (no limit), got {max_redeals!r}")
+        self.max_redeals = max_redeals
+        self._params = variant_params(self.variant, reward, max_redeals)
         self._scale = float(reward_scale(self.variant))
         self._S = np.zeros((n, kernels.NUM_COLUMNS), dtype=np.int64)
         self._MT = np.zeros((n, kernels.STATE_WORDS), dtype=np.uint32)
@@ -321,7 +330,9 @@ class VectorEnv:
 
 
 def _info_dict(info: np.ndarray) -> dict:
-    return {key: info[:, cols] for key, cols in _INFO_KEYS}
+    out = {key: info[:, cols] for key, cols in _INFO_KEYS}
+    out["truncated"] = out["truncated"] == 1
+    return out
 
 
 __all__ = ["VectorEnv", "VectorEnvError", "VectorIllegalActionError", "table_seed", "SEED_STRIDE"]

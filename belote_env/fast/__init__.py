@@ -12,20 +12,77 @@ every observation, mask, seat, reward and result bit for bit.
   speed comparisons.
 
 Importing this package compiles nothing; the kernels are compiled on their
-first call and cached on disk (``cache=True``), so only the first run on a
-machine pays the compilation (about a minute for all kernels).
+first call and cached on disk (``cache=True``) in a folder named after a
+digest of their sources (this package, the rules core, the observation
+layout), so only the first run after a change pays the compilation (about a
+minute for all kernels) and a change never reuses a stale compilation.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import random
+from pathlib import Path
 
 import numpy as np
 
+from ..rules.scoring import Outcome
 from ..rules.variant import Variant
 from ..variants import load_variant
 
-OUTCOMES = ("made", "failed", "litige", "redeal")
+OUTCOMES = tuple(Outcome)  # made, failed, litige, redeal: the order of the kernels' outcome codes
+
+
+def _source_digest() -> str:
+    """A digest of every source the kernels are compiled from: this package, the rules core (constant
+    tables are built from it), the observation layout and the rewards."""
+    root = Path(__file__).resolve().parent.parent
+    files = sorted([*root.joinpath("fast").glob("*.py"), *root.joinpath("rules").glob("*.py"),
+                    root / "observation.py", root / "rewards.py"])
+    h = hashlib.sha1()
+    for f in files:
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _cache_dir() -> str:
+    """Where the compiled kernels are cached: one folder per source digest. numba checks only the
+    timestamp of the file that defines a kernel; the kernels also read constants of other modules
+    (tables.py, the rules core), so a change there must not reuse a stale compilation."""
+    digest = _source_digest()
+    bases = [os.environ.get("NUMBA_CACHE_DIR"), Path(__file__).resolve().parent / "__pycache__",
+             Path.home() / ".cache" / "belote_env"]
+    for base in bases:
+        if not base:
+            continue
+        path = Path(base) / f"numba-{digest}"
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            probe = path / f".probe-{os.getpid()}"
+            probe.write_text("")
+            probe.unlink()
+            return str(path)
+        except OSError:
+            continue
+    return ""
+
+
+def _import_kernels():
+    """Import the kernel modules with numba's cache pointed at :func:`_cache_dir` (restored afterwards,
+    so other numba code in the process keeps its own setting)."""
+    import numba
+
+    previous = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = _cache_dir() or previous
+    try:
+        from . import kernels, mt  # noqa: F401
+    finally:
+        numba.config.CACHE_DIR = previous
+
+
+_import_kernels()
 
 
 def rollout(variant: str | Variant = "coinche", num_deals: int = 100_000, seed: int = 0, **overrides):

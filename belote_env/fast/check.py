@@ -29,12 +29,16 @@ class Mismatch(AssertionError):
 
 def lockstep(variant, steps: int, num_tables: int = 16, seed: int = 0, reward: str = "score_diff",
              episode: str = "deal", action_seed: int = 0, progress=None, info_states: bool = False,
-             **overrides) -> dict:
+             max_redeals: int | None = 100, policy=None, **overrides) -> dict:
     """Step ``steps`` times (each step moves every table) and compare; returns counts.
-    ``info_states``: also compare ``VectorEnv.info_state(i, seat)`` for the four seats."""
+    ``info_states``: also compare ``VectorEnv.info_state(i, seat)`` for the four seats. ``policy``:
+    ``policy(mask, rng) -> actions`` instead of uniformly random legal actions. After ``max_redeals``
+    all-pass deals in a row the episode is cut, as the AEC env does."""
     from ..vector import VectorEnv
 
-    venv = VectorEnv(variant, num_tables=num_tables, seed=seed, reward=reward, episode=episode, **overrides)
+    venv = VectorEnv(variant, num_tables=num_tables, seed=seed, reward=reward, episode=episode,
+                     max_redeals=max_redeals, **overrides)
+    redeals = [0] * num_tables
     v = venv.variant
     rngs = [random.Random(venv.table_seed(i)) for i in range(num_tables)]
     games = [GameState(v, rng=rngs[i]) for i in range(num_tables)]
@@ -52,8 +56,10 @@ def lockstep(variant, steps: int, num_tables: int = 16, seed: int = 0, reward: s
                                        f"!= {g.info_state(s)}; position {g.deal.format()}")
         compared += num_tables
         # A uniformly random legal action per table, drawn with numpy.
-        u = pick.random(mask.shape) * mask
-        actions = u.argmax(axis=1)
+        if policy is None:
+            actions = (pick.random(mask.shape) * mask).argmax(axis=1)
+        else:
+            actions = policy(mask, pick)
         obs, mask, seat, rewards, done, info = venv.step(actions)
         for i, g in enumerate(games):
             before = g.deal.format()
@@ -69,11 +75,22 @@ def lockstep(variant, steps: int, num_tables: int = 16, seed: int = 0, reward: s
                     want[:] = [r[s & 1] for s in range(4)]
             if not np.array_equal(rewards[i], want):
                 raise Mismatch(f"step {step} table {i}: rewards {rewards[i]} != {want}; position {before}")
-            if bool(done[i]) != g.over:
-                raise Mismatch(f"step {step} table {i}: done {done[i]} != {g.over}; position {before}")
-            if g.over:
+            if res is not None:
+                redeals[i] = redeals[i] + 1 if res.outcome == REDEAL else 0
+            cut = max_redeals is not None and redeals[i] >= max_redeals and not g.over
+            if bool(done[i]) != (g.over or cut) or bool(info["truncated"][i]) != cut:
+                raise Mismatch(f"step {step} table {i}: done {done[i]} / truncated {info['truncated'][i]} != "
+                               f"{g.over} / {cut}; position {before}")
+            if cut:
+                if info["scores"][i].tolist() != list(g.scores) or info["deals"][i] != len(g.results):
+                    raise Mismatch(f"step {step} table {i}: truncated episode info differs")
+                episodes += 1
+                redeals[i] = 0
+                games[i] = GameState(v, rng=rngs[i])
+            elif g.over:
                 _compare_info(g, info, i, step)
                 episodes += 1
+                redeals[i] = 0
                 games[i] = GameState(v, rng=rngs[i])
             elif info["winner"][i] != -1:
                 raise Mismatch(f"step {step} table {i}: info written for a table that is not done")

@@ -92,6 +92,7 @@ from .tables import (
     P_DECLARATIONS,
     P_EPISODE_GAME,
     P_FULL,
+    P_MAX_REDEALS,
     P_MUST_BEAT_DEFENSE,
     P_NSTRAINS,
     P_OFFICIELLES,
@@ -132,6 +133,7 @@ GARDE = _col()
 SCORE = _col(2)  # game scores of teams 0, 1
 NDEALS = _col()  # deals dealt in this episode, redeals included
 LOGLEN = _col()  # actions in this episode (the LOG row)
+REDEALS = _col()  # all-pass deals in a row
 # The deal (DealState): cleared by deal_new from DEAL_START on.
 DEAL_START = _next[0]
 PHASE = _col()  # PH_BIDDING, PH_PLAY, PH_DONE
@@ -185,8 +187,8 @@ NO_CALL_OUTCOME, CALL_REDEAL = -1, -2
 
 # Columns of the per-table info written when an episode ends.
 (I_SCORE0, I_SCORE1, I_WINNER, I_DEAL_SCORE0, I_DEAL_SCORE1, I_OUTCOME, I_TAKER, I_STRAIN, I_VALUE,
- I_KIND, I_LEVEL, I_CALLER, I_CARD_POINTS0, I_CARD_POINTS1, I_DEALS) = range(15)
-NUM_INFO = 15
+ I_KIND, I_LEVEL, I_CALLER, I_CARD_POINTS0, I_CARD_POINTS1, I_DEALS, I_TRUNCATED) = range(16)
+NUM_INFO = 16
 
 
 # --- dealing ------------------------------------------------------------------
@@ -948,6 +950,7 @@ def new_episode(V, S, MT, MT0, t):
     row[SCORE + 1] = 0
     row[NDEALS] = 1
     row[LOGLEN] = 0
+    row[REDEALS] = 0
     deal_new(V, S, t, MT[t], 0, 0, np.empty(32, np.int64))
 
 
@@ -959,9 +962,14 @@ def _end_deal(V, scale, S, MT, MT0, t, rew, info):
     row[SCORE] += row[R_SCORE]
     row[SCORE + 1] += row[R_SCORE + 1]
     over = False
+    truncated = False
     winner = -1
     game = V[P_EPISODE_GAME]
-    if outcome != OUT_REDEAL:
+    if outcome == OUT_REDEAL:
+        row[REDEALS] += 1
+        truncated = V[P_MAX_REDEALS] > 0 and row[REDEALS] >= V[P_MAX_REDEALS]
+    else:
+        row[REDEALS] = 0
         if not game:
             over = True
             winner = 0 if row[SCORE] > row[SCORE + 1] else 1 if row[SCORE + 1] > row[SCORE] else -1
@@ -991,6 +999,17 @@ def _end_deal(V, scale, S, MT, MT0, t, rew, info):
         info[t, I_CARD_POINTS0] = row[POINTS_WON]
         info[t, I_CARD_POINTS1] = row[POINTS_WON + 1]
         info[t, I_DEALS] = row[NDEALS]
+        info[t, I_TRUNCATED] = 0
+        new_episode(V, S, MT, MT0, t)
+        return True
+    if truncated:  # the AEC env's max_redeals: the next deal is dealt (as GameState does), then the episode is cut
+        deal_new(V, S, t, MT[t], (row[DEALER] + 1) & 3, row[R_GARDE_OUT], np.empty(32, np.int64))
+        info[t, I_SCORE0] = row[SCORE]
+        info[t, I_SCORE1] = row[SCORE + 1]
+        info[t, I_WINNER] = -1
+        info[t, I_OUTCOME] = OUT_REDEAL
+        info[t, I_DEALS] = row[NDEALS]
+        info[t, I_TRUNCATED] = 1
         new_episode(V, S, MT, MT0, t)
         return True
     garde = row[R_GARDE_OUT]

@@ -100,7 +100,8 @@ CALL_BLOCK = SEGMENTS["calls"][1] // 4
  P_DECLARATIONS, P_NO_TRUMP, P_ALL_TRUMP, P_GENERALE, P_TARGET, P_THRESHOLD_INCLUSIVE,
  P_MUST_BEAT_DEFENSE, P_EPISODE_GAME, P_REWARD_WIN, P_NSTRAINS, P_STRAINS) = range(18)
 P_BIDS = P_STRAINS + 6  # 12 x (low word, high word): the auction bids of value index >= i
-NUM_PARAMS = P_BIDS + 24
+P_MAX_REDEALS = P_BIDS + 24  # all-pass deals in a row that truncate an episode (0: no limit)
+NUM_PARAMS = P_MAX_REDEALS + 1
 BIDDING_TAKE_OR_PASS, BIDDING_AUCTION, BIDDING_COBRECAF = range(3)
 SCORING_CLASSIC, SCORING_COINCHE, SCORING_COBRECAF, SCORING_CONTREE = (
     SCORINGS.index(s) for s in ("classic", "coinche", "cobrecaf_81", "contree")
@@ -110,8 +111,8 @@ COUNTING_FAITS, COUNTING_ANNONCES, COUNTING_BOTH = (
 )
 
 
-def variant_params(variant: Variant, reward: str = "score_diff") -> np.ndarray:
-    """The switches of ``variant`` (and the reward kind) as the int64 array the kernels read."""
+def variant_params(variant: Variant, reward: str = "score_diff", max_redeals: int | None = None) -> np.ndarray:
+    """The switches of ``variant`` (and the reward kind, the redeal limit) as the int64 array the kernels read."""
     if reward not in REWARD_KINDS:
         raise ValueError(f"unknown reward {reward!r}; accepted: {', '.join(REWARD_KINDS)}")
     p = np.zeros(NUM_PARAMS, dtype=np.int64)
@@ -131,6 +132,7 @@ def variant_params(variant: Variant, reward: str = "score_diff") -> np.ndarray:
     p[P_MUST_BEAT_DEFENSE] = variant.must_beat_defense
     p[P_EPISODE_GAME] = variant.episode == "game"
     p[P_REWARD_WIN] = reward == "win"
+    p[P_MAX_REDEALS] = max_redeals or 0
     strains = variant.strains
     p[P_NSTRAINS] = len(strains)
     p[P_STRAINS:P_STRAINS + len(strains)] = strains

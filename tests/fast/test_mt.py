@@ -11,7 +11,7 @@ from numba import njit
 from belote_env.fast.mt import genrand, randbelow, random_from, shuffle, state_of
 
 
-@njit(cache=True)
+@njit  # not cached: it reads the kernels' constants, which numba's cache would not track
 def _words(mt, n):
     out = np.empty(n, np.int64)
     for i in range(n):

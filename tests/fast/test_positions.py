@@ -22,7 +22,7 @@ from belote_env.variants import load_variant, variant_names
 PERFT = json.loads((Path(__file__).resolve().parent.parent / "data" / "perft.json").read_text())
 
 
-@njit(cache=True)
+@njit  # not cached: it reads the kernels' constants, which numba's cache would not track
 def _perft(V, row, depth):
     if depth == 0:
         return 1

@@ -34,7 +34,7 @@ def test_shapes_dtypes_and_first_observation():
     assert rewards.shape == (8, 4) and rewards.dtype == np.float32
     assert done.shape == (8,) and done.dtype == np.bool_
     assert set(info) == {"scores", "winner", "deal_scores", "outcome", "taker", "strain", "value", "kind", "level",
-                         "caller", "card_points", "deals"}
+                         "caller", "card_points", "deals", "truncated"}
     assert info["scores"].shape == (8, 2) and info["winner"].shape == (8,)
     assert venv.single_observation_space.shape == (OBS_SIZE,) and venv.single_action_space.n == 112
 
@@ -191,3 +191,15 @@ def test_info_state_of_a_table():
             venv.info_state(0, bad)
     with pytest.raises(VectorEnvError, match="out of range"):
         venv.info_state(3)
+
+
+def test_always_passing_tables_are_truncated_after_max_redeals():
+    venv = VectorEnv("coinche", num_tables=4, seed=0, max_redeals=3)
+    obs, mask, seat = venv.reset()
+    for step in range(12):  # 3 deals x 4 passes
+        obs, mask, seat, rewards, done, info = venv.step(np.full(4, 32))
+        assert not rewards.any()
+    assert done.all() and info["truncated"].all() and (info["winner"] == -1).all() and (info["deals"] == 3).all()
+    with pytest.raises(VectorEnvError, match="max_redeals"):
+        VectorEnv("coinche", 2, max_redeals=0)
+    assert VectorEnv("coinche", 2, max_redeals=None).max_redeals is None

@@ -54,3 +54,18 @@ def test_rule_switches_equal_the_rules_core(name, overrides, episode):
 def test_info_states_built_from_the_kernels_equal_the_rules_core(name, overrides):
     """VectorEnv.info_state(i, seat), for the four seats at every step, equals GameState.info_state(seat)."""
     lockstep(name, 150, 8, seed=6, action_seed=9, info_states=True, **overrides)
+
+
+def _mostly_pass(mask, rng):
+    """Pass whenever passing is legal (nine times in ten), else a random legal action."""
+    actions = (rng.random(mask.shape) * mask).argmax(axis=1)
+    passing = mask[:, 32] & (rng.random(len(mask)) < 0.9)
+    actions[passing] = 32
+    return actions
+
+
+@pytest.mark.parametrize("name", ["coinche", "belote_classique", "cobrecaf_81"])
+@pytest.mark.parametrize("episode", ["deal", "game"])
+def test_max_redeals_cuts_episodes_as_the_aec_env_does(name, episode):
+    counts = lockstep(name, 400, 8, seed=7, episode=episode, max_redeals=2, policy=_mostly_pass)
+    assert counts["episodes"] > 10
