@@ -4,7 +4,6 @@ play-outs compared move by move with the rules core."""
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
@@ -16,10 +15,14 @@ from belote_env.fast import OUTCOMES
 from belote_env.fast import kernels as K
 from belote_env.fast.tables import variant_params
 from belote_env.observation import encode
-from belote_env.rules import DealState, GameState, parse_action, parse_cards
+from belote_env.rules import DealState, GameState, parse_cards
 from belote_env.variants import load_variant, variant_names
 
-PERFT = json.loads((Path(__file__).resolve().parent.parent / "data" / "perft.json").read_text())
+PERFT = [
+    dict(zip(("name", "counts", "position"), (p.strip() for p in line.split(" ; ", 2))))
+    for line in (Path(__file__).resolve().parent.parent / "data" / "perft.txt").read_text().splitlines()
+    if line.strip() and not line.startswith("#")
+]
 
 
 @njit  # not cached: it reads the kernels' constants, which numba's cache would not track
@@ -45,16 +48,15 @@ def _kernel_row(v, dealer, hands, turnup=-1, stock=(), garde=0):
 
 @pytest.mark.parametrize("entry", PERFT, ids=[e["name"] for e in PERFT])
 def test_perft_counts_match_the_golden_data(entry):
-    v = load_variant(entry["variant"], **entry["overrides"])
-    V = variant_params(v)
-    row = _kernel_row(v, entry["dealer"], entry["hands"])
-    for name in entry["calls"] + entry["cards"]:
-        a = parse_action(name)
+    st = DealState.parse(entry["position"])  # the project's notation
+    V = variant_params(st.variant)
+    row = _kernel_row(st.variant, st.dealer, list(st.initial))
+    for a in st.history:
         K.legal_words(V, row)
         assert K.is_legal(row, a)
         K.apply_action(V, row, a)
-    counts = [_perft(V, row, d) for d in range(1, len(entry["counts"]) + 1)]
-    assert counts == entry["counts"]
+    want = [int(x) for x in entry["counts"].split()]
+    assert [_perft(V, row, d) for d in range(1, len(want) + 1)] == want
 
 
 def _encode_kernel(V, row, seat):

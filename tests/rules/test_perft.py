@@ -1,7 +1,8 @@
 """Legal-move counts (perft) from fixed positions, against golden data.
 
-``tests/data/perft.json`` holds, for each position, the number of card-play
-sequences of length 1..N. They were computed with the brute-force reference
+``tests/data/perft.txt`` holds, for each position (in the project's own
+notation, ``DealState.format``, as python-chess keeps its perft files), the
+number of card-play sequences of length 1..N. They were computed with the brute-force reference
 below, which is written from RULES.md section 4 alone (card orders as text,
 rules as a per-card predicate) and shares no code with the engine. The test
 checks the engine against the golden counts, and the reference against them too.
@@ -11,7 +12,6 @@ Regenerate (only when a position is added): ``python -m tests.rules.test_perft``
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
@@ -21,7 +21,7 @@ from belote_env.rules import STRAIN_NAMES, DealState, card_name, cards_of, parse
 
 from .helpers import variant
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "perft.json"
+DATA = Path(__file__).resolve().parent.parent / "data" / "perft.txt"
 
 TRUMP_ORDER = "7 8 Q K 10 A 9 J".split()  # low to high
 PLAIN_ORDER = "7 8 9 J Q K 10 A".split()
@@ -140,7 +140,7 @@ def ref_counts(pos, depth):
 
 
 def ref_position(entry):
-    v = variant(entry["variant"], **entry["overrides"])
+    v = entry["variant_obj"]
     pos = RefPosition(entry["hands"], entry["leader"], entry["strain"], v.overtrump_partner, v.undertrump)
     for card in entry["cards"]:
         pos.play(card)
@@ -150,11 +150,7 @@ def ref_position(entry):
 # --- the engine --------------------------------------------------------------
 
 def engine_position(entry):
-    v = variant(entry["variant"], **entry["overrides"])
-    st = DealState.from_hands(v, entry["dealer"], entry["hands"])
-    for name in entry["calls"] + entry["cards"]:
-        st.apply(parse_action(name))
-    return st
+    return DealState.parse(entry["position"])
 
 
 def engine_counts(st, depth):
@@ -175,8 +171,25 @@ def engine_counts(st, depth):
 
 # --- golden data -------------------------------------------------------------
 
+def _entry(name: str, counts: list[int], position: str) -> dict:
+    """A golden position, with what the brute-force reference needs read from the parsed position."""
+    st = DealState.parse(position)
+    history = st.trick_history()
+    return {
+        "name": name, "counts": counts, "position": position, "variant_obj": st.variant,
+        "strain": STRAIN_NAMES[st.contract.strain], "leader": history[0][0] if history else st.leader,
+        "hands": [" ".join(card_name(c) for c in cards_of(m)) for m in st.initial],
+        "cards": [card_name(c) for _, cards in history for c in cards],
+    }
+
+
 def _load():
-    return json.loads(DATA.read_text())
+    out = []
+    for line in DATA.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, counts, position = (part.strip() for part in line.split(" ; ", 2))
+            out.append(_entry(name, [int(x) for x in counts.split()], position))
+    return out
 
 
 def _ids():
@@ -261,14 +274,17 @@ def regenerate():
             c = sorted(pos.legal())[rng.randrange(len(pos.legal()))]
             pos.play(c)
             cards.append(c)
-        entry = {
-            "name": name, "variant": vname, "overrides": overrides, "strain": strain, "dealer": dealer,
-            "leader": taker, "hands": hands, "calls": calls, "cards": cards,
-        }
+        st = DealState.from_hands(v, dealer, hands)
+        for move in calls + cards:
+            st.apply(parse_action(move))
+        entry = _entry(name, [], st.format())
         entry["counts"] = ref_counts(ref_position(entry), depth)
         out.append(entry)
+    lines = ["# Perft golden data: name ; legal-move counts at depths 1..N ; the position in the project's notation",
+             "# (DealState.format / DealState.parse). Regenerate with: python -m tests.rules.test_perft"]
+    lines += [f"{e['name']} ; {' '.join(map(str, e['counts']))} ; {e['position']}" for e in out]
     DATA.parent.mkdir(parents=True, exist_ok=True)
-    DATA.write_text(json.dumps(out, indent=1) + "\n")
+    DATA.write_text("\n".join(lines) + "\n")
     return out
 
 
