@@ -45,7 +45,7 @@ from belote_env.rules.actions import (
     SURCOINCHE,
     TAKE,
 )
-from belote_env.rules.cards import NO_TRUMP, SUIT_MASK
+from belote_env.rules.cards import JACK, NINE, NO_TRUMP, SUIT_MASK, card_rank, card_suit
 from belote_env.rules.play import beats
 from belote_env.rules.state import BIDDING
 
@@ -288,7 +288,7 @@ class HeuristicAgent(Agent):
         high, high_seat = deal.high, deal.high_seat
         if high >= 0 and (high_seat ^ seat) == 2:
             return PASS  # partner called; their call is ours
-        up = deal.turnup >> 3
+        up = card_suit(deal.turnup)
         ests = {s: estimate_points(hand, s, variant) for s in range(4)}
         best_s = max(ests, key=ests.get)
         if high < 0 or (high_seat ^ seat) & 1:
@@ -310,7 +310,7 @@ class HeuristicAgent(Agent):
         if high < 0 and EN_FACE in legal_set:
             # The partner takes the turn-up: worth it when the turn-up is a top trump and we support it.
             tr = _byte(info.hand, up)
-            top_up = deal.turnup & 7 in (4, 2)  # jack or nine turned up
+            top_up = card_rank(deal.turnup) in (JACK, NINE)  # jack or nine turned up
             aces = sum(bool(_byte(info.hand, o) & _RA) for o in range(4) if o != up)
             if top_up and (tr & (_RJ | _R9) or tr.bit_count() >= 2) and aces >= 1 and ests[up] >= 84:
                 return EN_FACE
@@ -354,10 +354,10 @@ class HeuristicAgent(Agent):
                 return False
             if higher[card] & unseen:
                 # a higher card of the suit is out; an opponent still to play may hold it
-                if card >> 3 == led or card >> 3 == trump:
-                    if any(not voids[s] >> (card >> 3) & 1 for s in opp):
+                if card_suit(card) == led or card_suit(card) == trump:
+                    if any(not voids[s] >> (card_suit(card)) & 1 for s in opp):
                         return True
-            if trump >= 0 and card >> 3 != trump and trump_unseen:
+            if trump >= 0 and card_suit(card) != trump and trump_unseen:
                 if any(voids[s] >> led & 1 and not voids[s] >> trump & 1 for s in opp):
                     return True
             return False
@@ -369,17 +369,17 @@ class HeuristicAgent(Agent):
         if winners:
             safe = [c for c in winners if not can_be_beaten(c, after)]
             if safe:
-                c = min(safe, key=lambda c: (c >> 3 == trump, strength[c]))
+                c = min(safe, key=lambda c: (card_suit(c) == trump, strength[c]))
                 # Trumping a cheap trick costs a trump; worth it when points or tempo are at stake.
-                if c >> 3 != trump or led == trump or trick_pts >= 10 or not self._can_discard(legal, trump) \
+                if card_suit(c) != trump or led == trump or trick_pts >= 10 or not self._can_discard(legal, trump) \
                         or len(deal.tricks) >= 6:
                     return c
             elif not partner_wins:
                 # No sure winner: a strong card of the led suit may still hold (e.g. an ace second in hand).
-                same = [c for c in winners if c >> 3 == led and c >> 3 != trump]
+                same = [c for c in winners if card_suit(c) == led and card_suit(c) != trump]
                 if same and trick_pts + points[max(same, key=lambda c: strength[c])] >= 10:
                     return max(same, key=lambda c: strength[c])
-                trumps = [c for c in winners if c >> 3 == trump]
+                trumps = [c for c in winners if card_suit(c) == trump]
                 if trumps and led != trump and trick_pts >= 10:
                     return min(trumps, key=lambda c: strength[c])
         if partner_wins:
@@ -388,19 +388,19 @@ class HeuristicAgent(Agent):
 
     @staticmethod
     def _can_discard(legal: list[int], trump: int) -> bool:
-        return any(c >> 3 != trump for c in legal)
+        return any(card_suit(c) != trump for c in legal)
 
     @staticmethod
     def _low(legal, points, strength, trump) -> int:
         """The cheapest card: fewest points, not a trump, lowest rank."""
-        return min(legal, key=lambda c: (points[c], c >> 3 == trump, strength[c]))
+        return min(legal, key=lambda c: (points[c], card_suit(c) == trump, strength[c]))
 
     @staticmethod
     def _give(legal, points, is_master, trump) -> int:
         """Points for a partner who holds the trick: tens and kings first, keep trumps and masters."""
         def value(c):
             v = points[c]
-            if c >> 3 == trump:
+            if card_suit(c) == trump:
                 v -= 30
             if is_master(c):
                 v -= _MASTER_PENALTY
@@ -415,7 +415,7 @@ class HeuristicAgent(Agent):
         voids = _voids(deal, trump)
         opps = (seat ^ 1, seat ^ 3)
         if trump >= 0:
-            my_trumps = [c for c in legal if c >> 3 == trump]
+            my_trumps = [c for c in legal if card_suit(c) == trump]
             opp_may_have_trump = bool(unseen & SUIT_MASK[trump]) and any(not voids[s] >> trump & 1 for s in opps)
             if taking and my_trumps and opp_may_have_trump:
                 masters = [c for c in my_trumps if is_master(c)]
@@ -423,7 +423,7 @@ class HeuristicAgent(Agent):
                     return max(masters, key=lambda c: strength[c])
                 if contract.taker == seat and len(my_trumps) >= 3 or contract.taker == seat ^ 2:
                     return min(my_trumps, key=lambda c: strength[c])
-            plain = [c for c in legal if c >> 3 != trump]
+            plain = [c for c in legal if card_suit(c) != trump]
         else:
             plain = list(legal)
         # Masters in suits the opponents can follow (or where they cannot trump).
@@ -431,13 +431,13 @@ class HeuristicAgent(Agent):
             if trump < 0 or not unseen & SUIT_MASK[trump]:
                 return True
             return not any(voids[o] >> s & 1 and not voids[o] >> trump & 1 for o in opps)
-        masters = [c for c in plain if is_master(c) and safe_suit(c >> 3)]
+        masters = [c for c in plain if is_master(c) and safe_suit(card_suit(c))]
         if masters:
             return max(masters, key=lambda c: (points[c], strength[c]))
         if plain:
             # A low card from a suit the partner may win; never lead a ten that is not master.
             def lead_key(c):
-                s = c >> 3
+                s = card_suit(c)
                 partner_void = voids[seat ^ 2] >> s & 1
                 suit_cards = (hand & SUIT_MASK[s]).bit_count()
                 return (points[c] >= 10, partner_void and not (trump >= 0 and not voids[seat ^ 2] >> trump & 1),
@@ -451,14 +451,14 @@ def _voids(deal, trump: int) -> list[int]:
     voids = [0, 0, 0, 0]
     table = deal.table
     for leader, cards in deal.trick_history():
-        led = cards[0] >> 3
+        led = card_suit(cards[0])
         win_card, win_seat = cards[0], leader
         for i in range(1, len(cards)):
             s = (leader + i) & 3
             c = cards[i]
-            if c >> 3 != led:
+            if card_suit(c) != led:
                 voids[s] |= 1 << led
-                if trump >= 0 and c >> 3 != trump and win_seat != s ^ 2:
+                if trump >= 0 and card_suit(c) != trump and win_seat != s ^ 2:
                     voids[s] |= 1 << trump  # did not trump when it had to
             if beats(c, win_card, table):
                 win_card, win_seat = c, s
