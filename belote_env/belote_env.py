@@ -179,7 +179,6 @@ seat's information with `belote_env.rules.sampling.sample_deal(deal, seat, rng)`
 
 from __future__ import annotations
 
-import operator
 import random
 import warnings
 
@@ -191,8 +190,8 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from .observation import OBS_SIZE, SEGMENTS, IncrementalEncoder
-from .rewards import REWARD_KINDS, deal_reward, win_reward
-from .rules.actions import ACTION_NAMES, NUM_ACTIONS
+from .rewards import REWARD_KINDS, scored_deal_reward
+from .rules.actions import ACTION_NAMES, NUM_ACTIONS, action_id
 from .rules.errors import BeloteError
 from .rules.game import GameState
 from .rules.info import info_state
@@ -267,7 +266,7 @@ class TerminateIllegalWrapper(_DirectAttributes, wrappers.TerminateIllegalWrappe
         prev = self._prev_obs
         if prev is None:  # step() without last()/observe(): look at the mask now
             prev = self.observe(agent)
-        a = _action_id(action)
+        a = action_id(action)
         if a is not None and 0 <= a < NUM_ACTIONS and prev["action_mask"][a]:
             # A legal action: exactly what the parent does, without its attribute look-ups.
             self._prev_obs = self._prev_info = None
@@ -290,17 +289,6 @@ class TerminateIllegalWrapper(_DirectAttributes, wrappers.TerminateIllegalWrappe
         raw._deads_step_first()
         self._terminated = True
         self._prev_obs = self._prev_info = None
-
-
-def _action_id(action) -> int | None:
-    """An action id from an int or a numpy integer (or 0-d integer array); None for anything else
-    (bools included, though Python counts them as ints)."""
-    if isinstance(action, (bool, np.bool_)):
-        return None
-    try:
-        return operator.index(action)
-    except TypeError:
-        return None
 
 
 class AssertOutOfBoundsWrapper(_DirectAttributes, wrappers.AssertOutOfBoundsWrapper):
@@ -571,11 +559,8 @@ class raw_env(AECEnv, EzPickle):
 
     def _deal_ended(self, result) -> None:
         game = self.game
-        if self.reward_kind == "score_diff":
-            r = deal_reward(self.variant, result)
-        elif game.over:
-            r = win_reward(game.winner)
-        else:
+        r = scored_deal_reward(self.reward_kind, self.variant, result, game.over, game.winner)
+        if r is None:
             return
         rewards = self.rewards
         cum = self._cumulative_rewards

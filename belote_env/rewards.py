@@ -30,3 +30,11 @@ def win_reward(winner: int) -> tuple[float, float]:
     if winner < 0:
         return 0.0, 0.0
     return (1.0, -1.0) if winner == 0 else (-1.0, 1.0)
+
+
+def scored_deal_reward(kind: str, variant: Variant, result: DealResult, game_over: bool, winner: int):
+    """The teams' reward for a scored deal (not a redeal): ``(team 0, team 1)``, or None when this
+    reward kind gives nothing then (``win`` before the end of the episode)."""
+    if kind == "score_diff":
+        return deal_reward(variant, result)
+    return win_reward(winner) if game_over else None

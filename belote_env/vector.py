@@ -59,13 +59,13 @@ from .rules.declarations import hand_declarations
 from .rules.game import GameState
 from .rules.info import InfoState
 from .rules.scoring import Contract, Outcome
-from .rules.state import BeloteEvent, Trick
+from .rules.state import BeloteEvent, Phase, Trick
 from .rules.variant import Variant
 from .variants import load_variant
 
 SEED_STRIDE = 2**32
 OUTCOMES = tuple(Outcome)  # made, failed, litige, redeal: the order of info["outcome"] (= belote_env.fast.OUTCOMES)
-_PHASES = ("bidding", "play", "done")
+_PHASES = tuple(Phase)  # the kernels' PH_BIDDING, PH_PLAY, PH_DONE
 # info key -> its columns in the kernels' info array (kernels.I_*), as slices so that the arrays are views.
 _INFO_KEYS = (
     ("scores", slice(0, 2)), ("winner", 2), ("deal_scores", slice(3, 5)), ("outcome", 5), ("taker", 6),
@@ -127,6 +127,7 @@ class VectorEnv:
         **overrides,
     ):
         from .fast import kernels
+        from .fast.mt import STATE_SIZE
         from .fast.tables import reward_scale, variant_params
 
         if isinstance(num_tables, bool) or not isinstance(num_tables, (int, np.integer)) or num_tables < 1:
@@ -145,7 +146,7 @@ class VectorEnv:
         self._params = variant_params(self.variant, reward, max_redeals)
         self._scale = float(reward_scale(self.variant))
         self._S = np.zeros((n, kernels.NUM_COLUMNS), dtype=np.int64)
-        self._MT = np.zeros((n, kernels.STATE_WORDS), dtype=np.uint32)
+        self._MT = np.zeros((n, STATE_SIZE), dtype=np.uint32)
         self._MT0 = np.zeros_like(self._MT)
         self._log = np.zeros((n, 512), dtype=np.int8)
         self._ready = False
@@ -239,8 +240,7 @@ class VectorEnv:
         row = self._S[t]
         seat = int(row[k.SEAT])
         phase = _PHASES[int(row[k.PHASE])]
-        lo, hi = int(row[k.LEGAL_LO]) & (2**64 - 1), int(row[k.LEGAL_HI])
-        legal = [x for x in range(NUM_ACTIONS) if ((hi << 64) | lo) >> x & 1]
+        legal = self._legal_list(t)
         shown = f"{ACTION_NAMES[action]!r} (id {action})" if 0 <= action < NUM_ACTIONS else f"{action} (out of range 0..{NUM_ACTIONS - 1})"
         names = ", ".join(ACTION_NAMES[x] for x in legal)
         raise VectorIllegalActionError(
@@ -313,10 +313,7 @@ class VectorEnv:
         if team >= 0 and tricks:
             decls = tuple(d for s in range(4) if s & 1 == team
                           for d in hand_declarations(s, row[k.HAND + s] | row[k.PLAYED + s]))
-        legal = ()
-        if current == seat:
-            words = (row[k.LEGAL_HI] << 64) | (row[k.LEGAL_LO] & (2**64 - 1))
-            legal = tuple(a for a in range(NUM_ACTIONS) if words >> a & 1)
+        legal = tuple(self._legal_list(i)) if current == seat else ()
         return InfoState(
             self.variant, seat, row[k.HAND + seat], row[k.INITIAL + seat], dealer, row[k.TURNUP], phase, current,
             calls, row[k.HIGH], row[k.HIGH_SEAT], row[k.LEVEL], contract, tuple(tricks), trick, row[k.LEADER],
@@ -325,8 +322,11 @@ class VectorEnv:
             (row[k.SCORE], row[k.SCORE + 1]), self.variant.target,
         )
 
-    def action_names(self, actions) -> list[str]:
-        return [ACTION_NAMES[int(a)] for a in actions]
+    def _legal_list(self, t: int) -> list[int]:
+        """The legal actions of table ``t``'s seat to act, ascending, from the kernels' bit words."""
+        k = self._k
+        words = (int(self._S[t, k.LEGAL_HI]) << 64) | (int(self._S[t, k.LEGAL_LO]) & (2**64 - 1))
+        return [a for a in range(NUM_ACTIONS) if words >> a & 1]
 
 
 def _info_dict(info: np.ndarray) -> dict:

@@ -33,7 +33,7 @@ from gymnasium import spaces
 
 from .belote_env import DEFAULT_MAX_REDEALS, ILLEGAL_REWARD, EnvArgumentError, _observation_high, raw_env
 from .observation import OBS_SIZE
-from .rules.actions import ACTION_NAMES, NUM_ACTIONS
+from .rules.actions import ACTION_NAMES, NUM_ACTIONS, action_id
 from .rules.errors import IllegalActionError
 from .variants import variant_names
 
@@ -104,8 +104,8 @@ class SingleAgentEnv(gymnasium.Env):
             raise gymnasium.error.ResetNeeded("the episode is over: call reset()")
         if self._ended:
             raise gymnasium.error.ResetNeeded("the episode ended on an illegal action: call reset()")
-        a = int(action) if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) else action
-        if not (isinstance(a, int) and 0 <= a < NUM_ACTIONS and self._mask[a]):
+        a = action_id(action)
+        if not (a is not None and 0 <= a < NUM_ACTIONS and self._mask[a]):
             legal = np.flatnonzero(self._mask).tolist()
             message = (f"illegal action {action!r} for the learner (seat {self.seat}) in phase "
                        f"{aec.game.deal.phase}; legal: {', '.join(ACTION_NAMES[x] for x in legal)}")

@@ -17,7 +17,7 @@ import random
 import numpy as np
 
 from ..observation import CONTRACT_KINDS, action_mask, encode
-from ..rewards import deal_reward, win_reward
+from ..rewards import scored_deal_reward
 from ..rules.game import GameState
 from ..rules.scoring import REDEAL
 from . import OUTCOMES
@@ -66,11 +66,7 @@ def lockstep(variant, steps: int, num_tables: int = 16, seed: int = 0, reward: s
             res = g.apply(int(actions[i]))
             want = np.zeros(4, dtype=np.float32)
             if res is not None and res.outcome != REDEAL:
-                r = None
-                if reward == "score_diff":
-                    r = deal_reward(v, res)
-                elif g.over:
-                    r = win_reward(g.winner)
+                r = scored_deal_reward(reward, v, res, g.over, g.winner)  # what the AEC env gives
                 if r is not None:
                     want[:] = [r[s & 1] for s in range(4)]
             if not np.array_equal(rewards[i], want):

@@ -32,7 +32,7 @@ from ..rules.actions import (
     TAKE,
 )
 from ..rules.cards import ALL_TRUMP, KING, NO_TRUMP, QUEEN
-from .mt import STATE_SIZE, randbelow, shuffle
+from .mt import randbelow, shuffle
 from .tables import (
     BID_VALUE,
     BYTE_BOOLS,
@@ -1104,5 +1104,3 @@ def rollout(V, mt, num_deals, scores, outcomes):
         scores[k, 1] = row[R_SCORE + 1]
         outcomes[k] = row[R_OUTCOME]
 
-
-STATE_WORDS = STATE_SIZE

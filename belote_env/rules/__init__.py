@@ -24,6 +24,7 @@ from .actions import (
     PASS,
     SURCOINCHE,
     TAKE,
+    action_id,
     action_name,
     bid_action,
     parse_action,

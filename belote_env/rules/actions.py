@@ -17,6 +17,8 @@ between variants; a variant only changes which of them can be legal.
 
 from __future__ import annotations
 
+import operator
+
 from .cards import CARD_NAMES, STRAIN_NAMES, parse_card, parse_strain
 from .errors import NotationError
 
@@ -75,6 +77,18 @@ def _build_names() -> tuple[str, ...]:
 
 ACTION_NAMES = _build_names()
 _NAME_TO_ACTION = {n.upper(): a for a, n in enumerate(ACTION_NAMES)}
+
+
+def action_id(action) -> int | None:
+    """An action id from an int or an integer of another library (a policy's numpy argmax, a
+    0-d array); None for anything else (bools, though Python counts them as ints, floats,
+    strings, arrays of other shapes). Whether the id is in range or legal is not checked."""
+    if isinstance(action, bool) or type(action).__name__ in ("bool_", "bool"):
+        return None
+    try:
+        return operator.index(action)
+    except TypeError:
+        return None
 
 
 def action_name(action: int) -> str:

@@ -12,13 +12,12 @@ data with their clones. Two states are equal when their defining data are.
 from __future__ import annotations
 
 import copy
-import operator
 import random
 from enum import StrEnum
 from typing import NamedTuple
 
 from . import bidding
-from .actions import ACTION_NAMES, NUM_CARDS, PASS, action_name, parse_action
+from .actions import ACTION_NAMES, NUM_CARDS, PASS, action_id, action_name, parse_action
 from .cards import (
     CARD_NAMES,
     FULL_DECK,
@@ -317,7 +316,7 @@ class DealState:
             self.legal_actions()
         if type(action) is not int:
             given = action
-            action = _as_action(given)
+            action = action_id(given)
             if action is None:
                 self._illegal(given)
         if not (action >= 0 and self._legal_mask >> action & 1):
@@ -483,27 +482,12 @@ class DealState:
         return st
 
 
-def _as_action(action) -> int | None:
-    """An action id from an integer of another library (a policy's numpy argmax, a 0-d
-    array); None for anything else (bools, floats, arrays of other shapes...)."""
-    if isinstance(action, bool) or type(action).__name__ in ("bool_", "bool"):
-        return None
-    try:
-        return operator.index(action)
-    except TypeError:
-        return None
-
-
 def _card_id(c, what: str) -> int:
     if isinstance(c, str):
         return parse_card(c)
-    if type(c) is not int:
-        if isinstance(c, bool):
-            raise NotationError(f"{what}: {c!r} is not a card (a card id 0..31 or text like 'JH')")
-        try:
-            c = operator.index(c)
-        except TypeError:
-            raise NotationError(f"{what}: {c!r} is not a card (a card id 0..31 or text like 'JH')") from None
+    given, c = c, action_id(c)  # card ids are the action ids 0..31
+    if c is None:
+        raise NotationError(f"{what}: {given!r} is not a card (a card id 0..31 or text like 'JH')")
     if not 0 <= c < 32:
         raise NotationError(f"{what}: card id {c!r} is out of range 0..31")
     return c
