@@ -22,19 +22,22 @@ the episode). Zero-sum between the teams.
 
 A table whose episode ends this step (``done[i]``) is reset at once: the
 returned ``obs[i]``, ``mask[i]``, ``seat[i]`` are the first of its next
-episode, and ``info`` holds the finished episode's result, one entry per
-table (rows of tables not done hold -1):
+episode. ``info`` holds, one entry per table, the result of the deal that
+ended at that table this step (deal fields; -1 where no deal ended) and of
+the episode that ended there (episode fields; -1 where none did). In deal
+episodes both come together; in game episodes the deal fields report every
+deal as it ends (an all-pass one too: outcome ``redeal``, no contract):
 
 | key | shape | meaning |
 |---|---|---|
-| ``scores`` | int64[N, 2] | episode scores of teams 0 and 1 (the deal's scores in deal episodes) |
-| ``winner`` | int64[N] | 0, 1, or -1 for a drawn single deal |
-| ``deal_scores`` | int64[N, 2] | scores of the last deal |
-| ``outcome`` | int64[N] | index into ``OUTCOMES`` (made, failed, litige) of the last deal |
-| ``taker``, ``strain``, ``value``, ``kind``, ``level``, ``caller`` | int64[N] | its contract; ``kind`` indexes ``CONTRACT_KINDS`` |
-| ``card_points`` | int64[N, 2] | card points won by each team in the last deal |
-| ``deals`` | int64[N] | deals dealt in the episode, all-pass redeals included |
-| ``truncated`` | bool[N] | the episode was cut after ``max_redeals`` all-pass deals in a row (no reward, winner -1) |
+| ``scores`` | int64[N, 2] | episode: scores of teams 0 and 1 (the deal's scores in deal episodes) |
+| ``winner`` | int64[N] | episode: 0, 1, or -1 for a drawn single deal |
+| ``deals`` | int64[N] | episode: deals dealt in it, all-pass redeals included |
+| ``truncated`` | bool[N] | episode: cut after ``max_redeals`` all-pass deals in a row (no reward, winner -1) |
+| ``deal_scores`` | int64[N, 2] | deal: its scores |
+| ``outcome`` | int64[N] | deal: index into ``OUTCOMES`` (made, failed, litige, redeal) |
+| ``taker``, ``strain``, ``value``, ``kind``, ``level``, ``caller`` | int64[N] | deal: its contract (-1 after an all-pass); ``kind`` indexes ``CONTRACT_KINDS`` |
+| ``card_points`` | int64[N, 2] | deal: card points won by each team |
 
 Seeds: table ``i`` deals exactly what ``GameState(variant, seed=seed * 2**32 + i)``
 deals, episode after episode from the same generator, as the AEC env does

@@ -73,6 +73,9 @@ def lockstep(variant, steps: int, num_tables: int = 16, seed: int = 0, reward: s
                 raise Mismatch(f"step {step} table {i}: rewards {rewards[i]} != {want}; position {before}")
             if res is not None:
                 redeals[i] = redeals[i] + 1 if res.outcome == REDEAL else 0
+                _compare_deal_info(res, info, i, step)
+            elif info["outcome"][i] != -1:
+                raise Mismatch(f"step {step} table {i}: deal results written though no deal ended")
             cut = max_redeals is not None and redeals[i] >= max_redeals and not g.over
             if bool(done[i]) != (g.over or cut) or bool(info["truncated"][i]) != cut:
                 raise Mismatch(f"step {step} table {i}: done {done[i]} / truncated {info['truncated'][i]} != "
@@ -118,15 +121,24 @@ def _compare_obs(g, i, step, obs, mask, seat):
         )
 
 
-def _compare_info(g, info, i, step):
-    res = g.results[-1]
+def _compare_deal_info(res, info, i, step):
+    """The deal fields of ``info``, written at every deal's end (an all-pass one has no contract: -1)."""
     c = res.contract
     want = {
-        "scores": list(g.scores), "winner": g.winner, "deal_scores": list(res.scores),
-        "outcome": OUTCOMES.index(res.outcome), "taker": c.taker, "strain": c.strain, "value": c.value,
-        "kind": CONTRACT_KINDS.index(c.kind), "level": c.level, "caller": c.caller,
-        "card_points": list(res.card_points), "deals": len(g.results),
+        "deal_scores": list(res.scores), "outcome": OUTCOMES.index(res.outcome),
+        "taker": c.taker if c else -1, "strain": c.strain if c else -1, "value": c.value if c else -1,
+        "kind": CONTRACT_KINDS.index(c.kind) if c else -1, "level": c.level if c else -1,
+        "caller": c.caller if c else -1, "card_points": list(res.card_points),
     }
+    _compare_fields(want, info, i, step)
+
+
+def _compare_info(g, info, i, step):
+    """The episode fields of ``info``, written when the episode ends."""
+    _compare_fields({"scores": list(g.scores), "winner": g.winner, "deals": len(g.results)}, info, i, step)
+
+
+def _compare_fields(want, info, i, step):
     for key, w in want.items():
         got = info[key][i]
         got = got.tolist() if hasattr(got, "tolist") else got

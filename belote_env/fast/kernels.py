@@ -185,7 +185,8 @@ NUM_COLUMNS = _next[0]
 PH_BIDDING, PH_PLAY, PH_DONE = 0, 1, 2
 NO_CALL_OUTCOME, CALL_REDEAL = -1, -2
 
-# Columns of the per-table info written when an episode ends.
+# Columns of the per-table info: the deal fields (I_DEAL_SCORE0 .. I_CARD_POINTS1) are written whenever a
+# deal ends (scored or all-pass), the episode fields (scores, winner, deals, truncated) when an episode ends.
 (I_SCORE0, I_SCORE1, I_WINNER, I_DEAL_SCORE0, I_DEAL_SCORE1, I_OUTCOME, I_TAKER, I_STRAIN, I_VALUE,
  I_KIND, I_LEVEL, I_CALLER, I_CARD_POINTS0, I_CARD_POINTS1, I_DEALS, I_TRUNCATED) = range(16)
 NUM_INFO = 16
@@ -959,6 +960,18 @@ def _end_deal(V, scale, S, MT, MT0, t, rew, info):
     """GameState._end_deal and the AEC env's rewards; returns True when the episode is over."""
     row = S[t]
     outcome = row[R_OUTCOME]
+    info[t, I_DEAL_SCORE0] = row[R_SCORE]
+    info[t, I_DEAL_SCORE1] = row[R_SCORE + 1]
+    info[t, I_OUTCOME] = outcome
+    if row[C_TAKER] >= 0:  # an all-pass deal leaves the contract fields at -1
+        info[t, I_TAKER] = row[C_TAKER]
+        info[t, I_STRAIN] = row[C_STRAIN]
+        info[t, I_VALUE] = row[C_VALUE]
+        info[t, I_KIND] = row[C_KIND]
+        info[t, I_LEVEL] = row[C_LEVEL]
+        info[t, I_CALLER] = row[C_CALLER]
+    info[t, I_CARD_POINTS0] = row[POINTS_WON]
+    info[t, I_CARD_POINTS1] = row[POINTS_WON + 1]
     row[SCORE] += row[R_SCORE]
     row[SCORE + 1] += row[R_SCORE + 1]
     over = False
@@ -987,17 +1000,6 @@ def _end_deal(V, scale, S, MT, MT0, t, rew, info):
         info[t, I_SCORE0] = row[SCORE]
         info[t, I_SCORE1] = row[SCORE + 1]
         info[t, I_WINNER] = winner
-        info[t, I_DEAL_SCORE0] = row[R_SCORE]
-        info[t, I_DEAL_SCORE1] = row[R_SCORE + 1]
-        info[t, I_OUTCOME] = outcome
-        info[t, I_TAKER] = row[C_TAKER]
-        info[t, I_STRAIN] = row[C_STRAIN]
-        info[t, I_VALUE] = row[C_VALUE]
-        info[t, I_KIND] = row[C_KIND]
-        info[t, I_LEVEL] = row[C_LEVEL]
-        info[t, I_CALLER] = row[C_CALLER]
-        info[t, I_CARD_POINTS0] = row[POINTS_WON]
-        info[t, I_CARD_POINTS1] = row[POINTS_WON + 1]
         info[t, I_DEALS] = row[NDEALS]
         info[t, I_TRUNCATED] = 0
         new_episode(V, S, MT, MT0, t)
@@ -1007,7 +1009,6 @@ def _end_deal(V, scale, S, MT, MT0, t, rew, info):
         info[t, I_SCORE0] = row[SCORE]
         info[t, I_SCORE1] = row[SCORE + 1]
         info[t, I_WINNER] = -1
-        info[t, I_OUTCOME] = OUT_REDEAL
         info[t, I_DEALS] = row[NDEALS]
         info[t, I_TRUNCATED] = 1
         new_episode(V, S, MT, MT0, t)
