@@ -34,15 +34,13 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from belote_env.rules.game import GameState
-from belote_env.rules.scoring import MADE, REDEAL
 from belote_env.rules.variant import Variant
 
 from .base import Agent
-from .table import MAX_REDEALS, Table, play_tables
+from .table import MAX_REDEALS, play_episodes
 
-PAIRS_PER_BATCH = 32  # pairs played together (one act_batch per waiting agent); also the reseed unit
-CHUNK_PAIRS = 4 * PAIRS_PER_BATCH  # pairs per worker task in a tournament
+PAIRS_PER_BATCH = 128  # pairs played together on one VectorEnv (one act_batch per agent and step); the reseed unit
+CHUNK_PAIRS = PAIRS_PER_BATCH  # pairs per worker task in a tournament
 
 # Two-sided 95 % Student-t quantiles for 1..30 degrees of freedom; the normal one above.
 _T975 = (
@@ -187,30 +185,25 @@ def _pct(rate: float, n: int) -> str:
     return "-" if not n else f"{100 * rate:.1f}% of {n}"
 
 
-def _team_counts(results, team: int) -> tuple[int, int, int, int]:
-    """Contracts taken/made by ``team`` and by the other team in a table's results."""
-    taken = made = taken_o = made_o = 0
-    for r in results:
-        if r.outcome == REDEAL or r.contract is None:
-            continue
-        if r.contract.team == team:
-            taken += 1
-            made += r.outcome == MADE
-        else:
-            taken_o += 1
-            made_o += r.outcome == MADE
-    return taken, made, taken_o, made_o
+def pair_seeds(seed: int, start: int, stop: int) -> list[int]:
+    """The table seeds of duplicate pairs ``start .. stop - 1``: each pair's seed twice in a row."""
+    return [pair_seed(seed, i) for i in range(start, stop) for _ in (0, 1)]
 
 
-def pair_tables(agent_a: Agent, agent_b: Agent, variant: Variant, deal_seed: int) -> tuple[Table, Table]:
-    """The two tables of a duplicate pair: same seed (same hands, turn-up, dealer), teams swapped.
+def pair_seating(n_pairs: int) -> np.ndarray:
+    """Seating of ``n_pairs`` duplicate pairs over agents ``[A, B]``: A at seats 0/2 of the first table
+    of each pair (team 0), at seats 1/3 of the second (team 1)."""
+    return np.tile(np.array([[0, 1, 0, 1], [1, 0, 1, 0]], dtype=np.int64), (n_pairs, 1))
 
-    In the first, A holds seats 0/2 (team 0); in the second, A holds 1/3 (team 1).
-    """
-    return (
-        Table(GameState(variant, seed=deal_seed), (agent_a, agent_b, agent_a, agent_b)),
-        Table(GameState(variant, seed=deal_seed), (agent_b, agent_a, agent_b, agent_a)),
-    )
+
+def pair_tables(variant: Variant, seed: int, start: int, stop: int, max_redeals: int = MAX_REDEALS):
+    """The :class:`~belote_env.vector.VectorEnv` of duplicate pairs ``start .. stop - 1``: tables ``2k``
+    and ``2k + 1`` share pair ``start + k``'s seed (same hands, turn-up and dealer); seat them with
+    :func:`pair_seating`."""
+    from belote_env.vector import VectorEnv
+
+    return VectorEnv(variant, num_tables=2 * (stop - start), table_seeds=pair_seeds(seed, start, stop),
+                     max_redeals=max_redeals, episode=variant.episode)
 
 
 def play_pairs(
@@ -243,29 +236,23 @@ def play_pairs(
         agent_a.reset(derive_seed("agent", seed, batch, "A"))
         if agent_b is not agent_a:
             agent_b.reset(derive_seed("agent", seed, batch, "B"))
-        tables = []
-        for i in range(b0, b1):
-            tables.extend(pair_tables(agent_a, agent_b, variant, pair_seed(seed, i)))
-        play_tables(tables, max_redeals)
-        for k in range(0, len(tables), 2):
-            pair_diff = 0.0
-            pair_win = 0.0
-            for team_a, t in ((0, tables[k]), (1, tables[k + 1])):
-                g = t.game
-                sa, sb = g.scores[team_a], g.scores[1 - team_a]
-                pair_diff += (sa - sb) / 2
-                if games and not t.abandoned:
-                    pair_win += 1.0 if g.winner == team_a else 0.0 if g.winner == 1 - team_a else 0.5
-                else:
-                    pair_win += 1.0 if sa > sb else 0.0 if sa < sb else 0.5
-                ta, ma, tb, mb = _team_counts(g.results, team_a)
-                taken_a += ta
-                made_a += ma
-                taken_b += tb
-                made_b += mb
-                abandoned += t.abandoned
-            diffs.append(pair_diff)
-            wins.append(pair_win)
+        ep = play_episodes(pair_tables(variant, seed, b0, b1, max_redeals), [agent_a, agent_b], pair_seating(b1 - b0))
+        # A's team: 0 at the first table of each pair, 1 at the second
+        team_a = np.tile([0, 1], b1 - b0)
+        rows = np.arange(len(team_a))
+        sa, sb = ep.scores[rows, team_a], ep.scores[rows, 1 - team_a]
+        if games:
+            won = np.where(ep.winner == team_a, 1.0, np.where(ep.winner == 1 - team_a, 0.0, 0.5))
+            won = np.where(ep.truncated, np.sign(sa - sb) / 2 + 0.5, won)
+        else:
+            won = np.sign(sa - sb) / 2 + 0.5
+        diffs.extend(((sa - sb) / 2).reshape(-1, 2).sum(axis=1).tolist())
+        wins.extend(won.reshape(-1, 2).sum(axis=1).tolist())
+        taken_a += int(ep.taken[rows, team_a].sum())
+        made_a += int(ep.made[rows, team_a].sum())
+        taken_b += int(ep.taken[rows, 1 - team_a].sum())
+        made_b += int(ep.made[rows, 1 - team_a].sum())
+        abandoned += int(ep.truncated.sum())
         if progress is not None:
             progress.update(b1 - b0)
     return MatchResult.from_pairs(

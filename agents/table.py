@@ -1,120 +1,183 @@
-"""Playing deals and games between agents, straight on the rules core.
+"""The one play loop: agents at the seats of the tables of a :class:`~belote_env.vector.VectorEnv`.
 
-A :class:`Table` is one :class:`~belote_env.rules.GameState` and the agent
-sitting at each of its four seats. :func:`play_tables` plays many tables to
-the end together: an agent that needs the observation (a neural one) gets the
-decisions of all tables waiting on it in one ``act_batch`` call, built with
-``belote_env.observation.encode`` / ``action_mask`` exactly as the env gives
-them; rule-based agents (``needs_observation = False``) are asked one by one
-and read the seat's :class:`~belote_env.rules.info.InfoState`.
+Every caller that plays agents against each other goes through here:
+duplicate matches and tournaments (:func:`play_episodes`), training
+evaluation (through the matches), behaviour-cloning recording and training
+collection (:class:`Runner` stepped by the caller).
 
-Redeals after everyone passed are played automatically by ``GameState``. So
-that agents that never bid cannot loop forever, a table that redeals
-``max_redeals`` times in a row is stopped and marked ``abandoned`` (its
-episode scores what redeals score: nothing).
+A :class:`Runner` knows which agent sits at each seat of each table
+(``seating[table, seat]``, an index into ``agents``; ``-1`` marks a seat the
+caller decides itself, such as the learner in training). At every step of the
+tables, :meth:`Runner.actions` asks each agent once for all the tables waiting
+on it: ``act_batch(observations, masks, infos)`` with the rows of those
+tables. Observations and masks come from the batched engine (equal to the
+AEC env's, bit for bit); ``infos`` holds the seat's
+:class:`~belote_env.rules.info.InfoState` for agents with ``needs_info``
+(rule-based and search agents), ``None`` entries for the others (neural
+agents), so a neural agent decides for all its tables in one forward pass.
+
+An action outside the mask raises :class:`AgentActionError` naming the agent,
+table, seat and legal set, before anything is applied.
+
+Redeals after everyone passed are dealt by the engine. So that agents that
+never bid cannot loop forever, an episode that redeals ``max_redeals`` times
+in a row is cut (``truncated``; it scores what redeals score: nothing).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
-from belote_env.observation import OBS_SIZE, action_mask, encode
-from belote_env.rules.actions import NUM_ACTIONS, action_name
-from belote_env.rules.errors import BeloteError, IllegalActionError
-from belote_env.rules.game import GameState
-from belote_env.rules.info import info_state
-from belote_env.rules.scoring import REDEAL
+from belote_env.rules.actions import action_name
+from belote_env.rules.errors import BeloteError
+from belote_env.rules.scoring import Outcome
 
 from .base import Agent
 
 MAX_REDEALS = 64
+_MADE = tuple(Outcome).index(Outcome.MADE)
+_REDEAL = tuple(Outcome).index(Outcome.REDEAL)
 
 
 class AgentActionError(BeloteError):
     """An agent returned an action that is not legal where it was asked to act."""
 
 
-@dataclass
-class Table:
-    """One game in progress and the agent at each seat (seat 0 first)."""
+class Runner:
+    """Agents seated at the tables of ``venv``; see the module docstring.
 
-    game: GameState
-    agents: tuple[Agent, Agent, Agent, Agent]
-    redeals_in_a_row: int = 0
-    abandoned: bool = False
-    decisions: int = field(default=0, repr=False)
-
-    @property
-    def done(self) -> bool:
-        return self.game.over or self.abandoned
-
-
-def _apply(table: Table, agent: Agent, seat: int, action, max_redeals: int) -> None:
-    game = table.game
-    try:
-        action = int(action)
-        res = game.apply(action)
-    except (IllegalActionError, TypeError, ValueError) as e:
-        legal = ", ".join(action_name(a) for a in game.deal.legal_actions())
-        raise AgentActionError(
-            f"agent {agent!r} at seat {seat} returned {action!r}, which is not legal in phase "
-            f"{game.deal.phase}; legal actions: {legal}"
-        ) from e
-    table.decisions += 1
-    if res is not None:
-        if res.outcome == REDEAL:
-            table.redeals_in_a_row += 1
-            if table.redeals_in_a_row >= max_redeals and not game.over:
-                table.abandoned = True
-        else:
-            table.redeals_in_a_row = 0
-
-
-def play_tables(tables: list[Table], max_redeals: int = MAX_REDEALS) -> list[Table]:
-    """Play every table to the end of its episode; returns ``tables``.
-
-    Agents are asked in a fixed order (table order, then the order decisions
-    arise), so the outcome is deterministic given the tables' seeds and the
-    agents' own seeds.
+    ``seating``: int array ``[num_tables, 4]`` of indices into ``agents``
+    (``-1``: the caller's seat). It may be changed between steps (training
+    draws a new opponent when a table's episode ends).
     """
-    pending = [t for t in tables if not t.done]
-    while pending:
-        waiting: dict[int, tuple[Agent, list[Table]]] = {}
-        for t in pending:
-            game = t.game
-            # Rule-based agents act at once; run ahead until a batched agent is to act.
-            while not t.done:
-                seat = game.deal.seat
-                agent = t.agents[seat]
-                if agent.needs_observation:
-                    waiting.setdefault(id(agent), (agent, []))[1].append(t)
-                    break
-                a = agent.act(None, action_mask(game, seat), info_state(game, seat))
-                _apply(t, agent, seat, a, max_redeals)
-        for agent, group in waiting.values():
-            n = len(group)
-            obs = np.empty((n, OBS_SIZE), dtype=np.float32)
-            masks = np.empty((n, NUM_ACTIONS), dtype=np.int8)
-            seats = [t.game.deal.seat for t in group]
-            for i, t in enumerate(group):
-                encode(t.game, seats[i], obs[i])
-                action_mask(t.game, seats[i], masks[i])
-            infos = [info_state(t.game, s) if agent.needs_info else None for t, s in zip(group, seats)]
-            actions = agent.act_batch(obs, masks, infos)
-            if len(actions) != n:
-                raise AgentActionError(f"agent {agent!r}.act_batch returned {len(actions)} actions for {n} decisions")
-            for t, seat, a in zip(group, seats, actions):
-                _apply(t, agent, seat, a, max_redeals)
-        pending = [t for t in pending if not t.done]
-    return tables
+
+    def __init__(self, venv, agents: Sequence[Agent], seating=None):
+        self.venv = venv
+        self.agents = list(agents)
+        for a in self.agents:
+            if not isinstance(a, Agent):
+                raise TypeError(f"a Runner seats Agent objects (see agents.make_agent), got {type(a).__name__}")
+        n = venv.num_tables
+        self.seating = np.full((n, 4), -1, dtype=np.int64) if seating is None else np.array(seating, dtype=np.int64)
+        if self.seating.shape != (n, 4):
+            raise ValueError(f"seating must have shape ({n}, 4), got {self.seating.shape}")
+        if self.seating.size and (self.seating.min() < -1 or self.seating.max() >= len(self.agents)):
+            raise ValueError(f"seating holds indices outside -1..{len(self.agents) - 1}")
+        self._rows = np.arange(n)
+
+    def acting(self, seat: np.ndarray) -> np.ndarray:
+        """The index of the agent to act at every table (``-1``: the caller's seat)."""
+        return self.seating[self._rows, seat]
+
+    def actions(self, obs: np.ndarray, mask: np.ndarray, seat: np.ndarray, out: np.ndarray | None = None,
+                active: np.ndarray | None = None) -> np.ndarray:
+        """Fill ``out`` (int64[N]) with the seated agents' decisions at every table where one is to act
+        (and ``active``, when given); the caller's rows are left as they are. Returns ``out``."""
+        if out is None:
+            out = np.zeros(len(seat), dtype=np.int64)
+        who = self.acting(seat)
+        if active is not None:
+            who = np.where(active, who, -1)
+        for k, agent in enumerate(self.agents):
+            idx = np.flatnonzero(who == k)
+            if len(idx):
+                out[idx] = self._ask(agent, idx, obs, mask, seat)
+        return out
+
+    def _ask(self, agent: Agent, idx: np.ndarray, obs, mask, seat) -> np.ndarray:
+        venv = self.venv
+        m = mask[idx].view(np.int8)
+        infos = [venv.info_state(int(i)) for i in idx] if agent.needs_info else [None] * len(idx)
+        got = agent.act_batch(obs[idx], m, infos)
+        try:
+            acts = np.asarray(got, dtype=np.int64).reshape(-1)
+            if len(acts) != len(idx):
+                raise AgentActionError(f"agent {agent!r}.act_batch returned {len(acts)} actions for {len(idx)} decisions")
+        except (TypeError, ValueError) as e:
+            raise AgentActionError(f"agent {agent!r} returned {got!r}, not one action id per decision") from e
+        ok = (acts >= 0) & (acts < m.shape[1])
+        ok[ok] = m[np.flatnonzero(ok), acts[ok]] != 0
+        if not ok.all():
+            j = int(np.flatnonzero(~ok)[0])
+            t = int(idx[j])
+            legal = ", ".join(action_name(a) for a in np.flatnonzero(m[j]).tolist())
+            raise AgentActionError(
+                f"agent {agent!r} at seat {int(seat[t])} of table {t} returned {int(acts[j])}, which is not legal "
+                f"there; legal actions: {legal}")
+        return acts
 
 
-def play_game(game: GameState, agents, max_redeals: int = MAX_REDEALS) -> Table:
-    """Play one episode of ``game`` with ``agents[seat]`` at each seat; returns the finished table."""
+@dataclass
+class Episodes:
+    """One finished episode per table (arrays indexed by table; teams 0 = seats 0/2, 1 = seats 1/3)."""
+
+    scores: np.ndarray      # int64[N, 2] episode scores
+    winner: np.ndarray      # int64[N] 0, 1, or -1 (a drawn single deal, or a truncated episode)
+    truncated: np.ndarray   # bool[N] cut after max_redeals all-pass deals in a row
+    taken: np.ndarray       # int64[N, 2] contracts taken by each team
+    made: np.ndarray        # int64[N, 2] of which made
+    deals: np.ndarray       # int64[N] deals dealt, all-pass ones included
+    decisions: np.ndarray   # int64[N] actions played
+
+
+def play_episodes(venv, agents: Sequence[Agent], seating) -> Episodes:
+    """Play one episode at every table of ``venv`` (from ``venv.reset()``, seeds as the venv has them)
+    with ``agents[seating[t, s]]`` at seat ``s`` of table ``t``; returns the finished episodes.
+
+    Agents are asked in a fixed order (step by step, agent by agent, tables ascending), so the result is
+    deterministic given the tables' seeds and the agents' own seeds. A table whose episode is over waits,
+    with its next episode's first legal action, for the others."""
+    seating = np.asarray(seating, dtype=np.int64)
+    if (seating < 0).any():
+        raise ValueError("play_episodes needs an agent at every seat (seating holds -1)")
+    runner = Runner(venv, agents, seating)
+    n = venv.num_tables
+    out = Episodes(np.zeros((n, 2), np.int64), np.full(n, -1, np.int64), np.zeros(n, bool),
+                   np.zeros((n, 2), np.int64), np.zeros((n, 2), np.int64), np.zeros(n, np.int64),
+                   np.zeros(n, np.int64))
+    playing = np.ones(n, dtype=bool)
+    obs, mask, seat = venv.reset()
+    actions = np.zeros(n, dtype=np.int64)
+    while playing.any():
+        actions[:] = mask.argmax(axis=1)  # finished tables: any legal action, no agent asked
+        runner.actions(obs, mask, seat, actions, active=playing)
+        out.decisions += playing
+        obs, mask, seat, _, done, info = venv.step(actions)
+        ended = playing & (info["outcome"] >= 0) & (info["taker"] >= 0)
+        if ended.any():
+            t = np.flatnonzero(ended)
+            team = info["taker"][t] & 1
+            np.add.at(out.taken, (t, team), 1)
+            np.add.at(out.made, (t, team), info["outcome"][t] == _MADE)
+        fin = playing & done
+        if fin.any():
+            out.scores[fin] = info["scores"][fin]
+            out.winner[fin] = info["winner"][fin]
+            out.truncated[fin] = info["truncated"][fin]
+            out.deals[fin] = info["deals"][fin]
+            playing &= ~done
+    return out
+
+
+def play_game(variant, agents: Sequence[Agent], seed: int = 0, max_redeals: int = MAX_REDEALS) -> Episodes:
+    """Play one episode of ``variant`` (its ``episode`` setting) with ``agents[seat]`` at each seat, on the
+    table seeded ``seed`` (the cards of ``GameState(variant, seed=seed)``); returns it as a one-table
+    :class:`Episodes`."""
+    from belote_env.vector import VectorEnv
+
     if len(agents) != 4:
         raise ValueError(f"play_game needs 4 agents (one per seat 0..3), got {len(agents)}")
-    table = Table(game, tuple(agents))
-    play_tables([table], max_redeals)
-    return table
+    uniq: list[Agent] = []
+    for a in agents:
+        if all(a is not u for u in uniq):
+            uniq.append(a)
+    seating = [[next(k for k, u in enumerate(uniq) if u is a) for a in agents]]
+    venv = VectorEnv(variant, num_tables=1, table_seeds=[seed], max_redeals=max_redeals,
+                     episode=getattr(variant, "episode", "deal"))
+    return play_episodes(venv, uniq, seating)
+
+
+__all__ = ["AgentActionError", "Episodes", "MAX_REDEALS", "Runner", "play_episodes", "play_game"]

@@ -22,6 +22,7 @@ from .match import (  # noqa: F401  (re-exported)
     MatchResult,
     derive_seed,
     duplicate_match,
+    pair_seating,
     pair_seed,
     pair_tables,
     play_pairs,

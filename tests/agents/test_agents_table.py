@@ -1,20 +1,23 @@
-"""The table runner: batched decisions, illegal actions, endless redeals."""
+"""The one play loop (agents.table): batched decisions, information states, illegal actions,
+endless redeals, and agreement with the rules core."""
 
 import numpy as np
 import pytest
 
+from agents import make_agent
 from agents.base import Agent
-from agents.table import AgentActionError, Table, play_game, play_tables
 from agents.random_agent import RandomAgent
-from belote_env.observation import OBS_SIZE
-from belote_env.rules.cards import cards_of
+from agents.table import AgentActionError, Runner, play_episodes, play_game
+from belote_env.observation import OBS_SIZE, action_mask, encode
 from belote_env.rules.actions import PASS
+from belote_env.rules.cards import cards_of
 from belote_env.rules.game import GameState
 from belote_env.variants import load_variant
+from belote_env.vector import VectorEnv
 
 
 class FirstLegalBatched(Agent):
-    """Needs the observation; checks what it is given against the env's encoder."""
+    """Needs the observation and the information state; checks them against each other."""
 
     name = "first-legal"
 
@@ -32,12 +35,65 @@ class FirstLegalBatched(Agent):
 
 
 def test_observation_agents_are_batched_across_tables():
-    variant = load_variant("coinche")
     nn, rnd = FirstLegalBatched(), RandomAgent(0)
-    tables = [Table(GameState(variant, seed=s), (nn, rnd, nn, rnd)) for s in range(8)]
-    play_tables(tables)
-    assert all(t.game.over for t in tables)
+    venv = VectorEnv("coinche", num_tables=8, seed=0)
+    ep = play_episodes(venv, [nn, rnd], [[0, 1, 0, 1]] * 8)
     assert max(nn.batch_sizes) == 8
+    assert (ep.deals >= 1).all() and not ep.truncated.any()
+    assert (ep.decisions >= 4).all()
+
+
+class Recorder(Agent):
+    """Plays like the agent it wraps and records each decision's position (rules-core notation)."""
+
+    needs_observation = False
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.log = []
+
+    def act(self, observation, action_mask, info):
+        a = self.inner.act(observation, action_mask, info)
+        self.log.append(a)
+        return a
+
+
+@pytest.mark.parametrize("name", ["coinche", "belote_classique", "cobrecaf_81"])
+@pytest.mark.parametrize("episode", ["deal", "game"])
+def test_episodes_agree_with_the_rules_core(name, episode):
+    """The loop's scores, winner and contract counts are those of the same actions replayed on GameState."""
+    variant = load_variant(name, episode=episode)
+    agents = [Recorder(make_agent("heuristic")), Recorder(RandomAgent(5))]
+    for seed, seating in ((11, [0, 1, 0, 1]), (11, [1, 0, 1, 0]), (12, [0, 0, 1, 1])):
+        agents[0].log.clear(), agents[1].log.clear()
+        ep = play_episodes(VectorEnv(variant, num_tables=1, table_seeds=[seed], episode=episode), agents, [seating])
+        game = GameState(variant, seed=seed)
+        logs = [list(agents[0].log), list(agents[1].log)]
+        played = 0
+        while not game.over:
+            game.apply(logs[seating[game.current_seat]].pop(0))
+            played += 1
+        assert logs == [[], []]
+        assert ep.scores[0].tolist() == list(game.scores) and ep.winner[0] == game.winner
+        contracts = [r for r in game.results if r.contract is not None]
+        assert ep.taken[0].tolist() == [sum(r.contract.team == k for r in contracts) for k in (0, 1)]
+        assert ep.made[0].tolist() == [sum(r.contract.team == k and r.outcome == "made" for r in contracts) for k in (0, 1)]
+        assert ep.deals[0] == len(game.results) and ep.decisions[0] == played
+
+
+def test_runner_leaves_the_callers_seats_alone():
+    venv = VectorEnv("coinche", num_tables=6, seed=3)
+    obs, mask, seat = venv.reset()
+    runner = Runner(venv, [RandomAgent(1)], [[0, -1, 0, -1]] * 6)
+    out = np.full(6, -7, dtype=np.int64)
+    runner.actions(obs, mask, seat, out)
+    mine = runner.acting(seat) == -1
+    assert (out[mine] == -7).all() and (out[~mine] >= 0).all()
+    assert mask[np.flatnonzero(~mine), out[~mine]].all()
+    for i in range(6):  # the observation the loop hands out is the AEC env's
+        g = venv.state(i)
+        assert np.array_equal(obs[i], encode(g, int(seat[i])))
+        assert np.array_equal(mask[i], action_mask(g, int(seat[i])).astype(bool))
 
 
 class Illegal(Agent):
@@ -48,8 +104,20 @@ class Illegal(Agent):
 
 
 def test_illegal_action_names_agent_and_legal_set():
-    with pytest.raises(AgentActionError, match="seat 1 returned 111.*legal actions: pass"):
-        play_game(GameState(load_variant("coinche"), seed=0), [RandomAgent(0), Illegal(), RandomAgent(1), Illegal()])
+    with pytest.raises(AgentActionError, match="seat 1 of table 0 returned 111.*legal actions: pass"):
+        play_game(load_variant("coinche"), [RandomAgent(0), Illegal(), RandomAgent(1), Illegal()])
+
+
+class Garbage(Agent):
+    needs_observation = False
+
+    def act_batch(self, observations, action_masks, infos):
+        return ["x"] * len(infos)
+
+
+def test_non_integer_answers_are_agent_errors():
+    with pytest.raises(AgentActionError, match="not one action id per decision"):
+        play_game(load_variant("coinche"), [Garbage()] * 4)
 
 
 class AlwaysPass(Agent):
@@ -59,7 +127,7 @@ class AlwaysPass(Agent):
         return PASS
 
 
-def test_endless_redeals_are_abandoned():
-    t = play_game(GameState(load_variant("belote_classique"), seed=0), [AlwaysPass()] * 4, max_redeals=5)
-    assert t.abandoned and not t.game.over
-    assert len(t.game.results) == 5 and t.game.scores == [0, 0]
+def test_endless_redeals_are_truncated():
+    ep = play_game(load_variant("belote_classique"), [AlwaysPass()] * 4, max_redeals=5)
+    assert ep.truncated[0] and ep.winner[0] == -1
+    assert ep.deals[0] == 5 and ep.scores[0].tolist() == [0, 0] and ep.taken[0].tolist() == [0, 0]

@@ -8,17 +8,19 @@ import pytest
 
 from agents import AgentSpecError, make_agent
 from agents.random_agent import RandomAgent
-from agents.table import play_tables
 from agents.tournament import (
     CHUNK_PAIRS,
     MatchResult,
     duplicate_match,
     main,
+    pair_seating,
     pair_seed,
     pair_tables,
     round_robin,
     t_quantile_975,
 )
+from agents.match import pair_seeds
+from belote_env.rules.game import GameState
 from belote_env.variants import load_variant
 
 FAMILIES = ["belote_classique", "coinche", "contree", "cobrecaf_81"]
@@ -27,22 +29,19 @@ FAMILIES = ["belote_classique", "coinche", "contree", "cobrecaf_81"]
 @pytest.mark.parametrize("name", FAMILIES)
 def test_duplicate_pair_has_identical_hands_and_swapped_teams(name):
     variant = load_variant(name)
-    a, b = make_agent("heuristic"), make_agent("random")
+    venv = pair_tables(variant, 7, 0, 20)
+    venv.reset()
+    seating = pair_seating(20)
     for i in range(20):
-        t1, t2 = pair_tables(a, b, variant, pair_seed(7, i))
-        d1, d2 = t1.game.deal, t2.game.deal
-        assert d1.initial == d2.initial
+        d1, d2 = venv.state(2 * i).deal, venv.state(2 * i + 1).deal
+        assert d1.initial == d2.initial == GameState(variant, seed=pair_seed(7, i)).deal.initial
         assert (d1.dealer, d1.turnup, d1.stock) == (d2.dealer, d2.turnup, d2.stock)
-        assert t1.agents == (a, b, a, b) and t2.agents == (b, a, b, a)
-        play_tables([t1, t2])
-        if len(t1.game.results) == len(t2.game.results) == 1:  # no redeal: the scored deal is the same deal
-            assert t1.game.deal.initial == t2.game.deal.initial
+        assert seating[2 * i].tolist() == [0, 1, 0, 1] and seating[2 * i + 1].tolist() == [1, 0, 1, 0]
 
 
 def test_pairs_differ_from_each_other():
     variant = load_variant("coinche")
-    a = make_agent("random")
-    hands = {pair_tables(a, a, variant, pair_seed(0, i))[0].game.deal.initial for i in range(50)}
+    hands = {GameState(variant, seed=s).deal.initial for s in pair_seeds(0, 0, 50)}
     assert len(hands) == 50
 
 
