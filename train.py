@@ -13,12 +13,13 @@ warm start (``agents.bc``). ``docs/training.md`` explains each part.
     python train.py --plot runs/coinche_s1                        # runs/coinche_s1/training_curves.png
     tensorboard --logdir runs
 
-Collection plays ``num_envs`` rules-core tables at once, encodes every seat
-to act as the env shows it and asks the network for all of them in one
-forward pass (illegal logits at -1e9, never sampled). Each seat's decisions
-form its own trajectory, rewarded with its team's deal reward at its last
-decision of the deal; GAE runs along each trajectory. ``opponent_mix`` puts
-fixed agents at one team of some tables; only the network's decisions train.
+Collection plays ``num_envs`` tables on the batched engine (``belote_env.vector``)
+through the one play loop (``agents.table``): the network decides for every
+table where one of its seats is to act in one forward pass (illegal logits at
+-1e9, never sampled); ``opponent_mix`` puts fixed agents at one team of some
+tables, asked by the loop. Each seat's decisions form its own trajectory,
+rewarded with its team's deal reward at its last decision of the deal; GAE
+runs along each trajectory. Only the network's decisions train.
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
-from torch.distributions import Categorical
 from tqdm import tqdm
 
 from agents import options
@@ -43,16 +43,15 @@ from agents.checkpoint import (checkpoint_dir, free_run_name, latest_checkpoint,
                                save_checkpoint)
 from agents.evaluation import (evaluate_checkpoint, final_evaluation, log_hyperparameters, log_update,
                                 periodic_evaluation, progress_figures)
-from agents.neural import NeuralAgent, PolicyValueNet, build_net
+from agents.neural import NeuralAgent, PolicyValueNet, build_net, policy_terms
 from agents.options import ConfigError, fields_of
 from agents.plots import plot_run, read_scalars  # noqa: F401  (train.read_scalars for scripts)
-from belote_env.observation import OBS_SIZE, action_mask, encode
-from belote_env.rewards import deal_reward
+from agents.table import MAX_REDEALS, Runner
+from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 from belote_env.rules.errors import BeloteError
-from belote_env.rules.game import GameState
-from belote_env.rules.scoring import REDEAL
 from belote_env.variants import load_variant
+from belote_env.vector import VectorEnv
 
 @dataclass
 class Args:
@@ -130,9 +129,10 @@ def validate(args: Args) -> Args:
 # ---------------------------------------------------------------------------
 
 class Tables:
-    """``num_envs`` games in flight, and which fixed opponent (if any) plays which team at each."""
+    """``num_envs`` tables on the batched engine (:class:`~belote_env.vector.VectorEnv`), and which fixed
+    opponent (if any) plays which team at each; the opponents act through the play loop (``agents.table``)."""
 
-    def __init__(self, variant, num_envs: int, opponent_mix: dict, rng: np.random.Generator):
+    def __init__(self, variant, num_envs: int, opponent_mix: dict, rng: np.random.Generator, end_on_redeal: bool = True):
         from agents import make_agent
 
         self.variant = variant
@@ -141,7 +141,10 @@ class Tables:
         self.opponents = [make_agent(spec) for spec in self.specs]
         self.cum = np.cumsum([opponent_mix[s] for s in self.specs])
         self.rng = rng
-        self.games: list[GameState] = [None] * num_envs  # type: ignore[list-item]
+        # end_on_redeal: an all-pass deal ends the episode (truncated, reward 0)
+        self.venv = VectorEnv(variant, num_tables=num_envs, seed=0, episode=variant.episode,
+                              max_redeals=1 if end_on_redeal else MAX_REDEALS)
+        self.runner = Runner(self.venv, self.opponents)  # seating -1: the network's seats
         self.opponent = np.full(num_envs, -1, dtype=np.int64)  # index in specs, -1 = self-play
         self.opponent_team = np.full(num_envs, -1, dtype=np.int64)  # team of the fixed opponent, -1 = none
         # index in the rollout buffer of each seat's latest decision in the current episode, -1 if none
@@ -149,22 +152,23 @@ class Tables:
         self.length = np.zeros(num_envs, dtype=np.int64)  # actions so far in each table's episode
         self.reset_all()
 
-    def reset(self, i: int) -> None:
-        """A new game at table ``i``: seed, dealer, opponent and its team from the run's collection RNG."""
-        seed = int(self.rng.integers(2**63))
-        dealer = int(self.rng.integers(4))
-        u = self.rng.random()
-        team = int(self.rng.integers(2))
-        k = int(np.searchsorted(self.cum, u, side="right")) if len(self.specs) else 0
-        self.opponent[i] = k if k < len(self.specs) else -1
-        self.opponent_team[i] = team if k < len(self.specs) else -1
-        self.games[i] = GameState(self.variant, seed=seed, dealer=dealer)
-        self.last[i] = -1
-        self.length[i] = 0
+    def draw_opponents(self, idx: np.ndarray) -> None:
+        """A new opponent (or self-play) and its team at tables ``idx``, from the run's collection RNG."""
+        u = self.rng.random(len(idx))
+        team = self.rng.integers(2, size=len(idx))
+        k = np.searchsorted(self.cum, u, side="right") if self.specs else np.zeros(len(idx), dtype=np.int64)
+        fixed = k < len(self.specs)
+        self.opponent[idx] = np.where(fixed, k, -1)
+        self.opponent_team[idx] = np.where(fixed, team, -1)
+        on_team = (np.arange(4)[None, :] & 1) == team[:, None]
+        self.runner.seating[idx] = np.where(on_team & fixed[:, None], k[:, None], -1)
 
     def reset_all(self) -> None:
-        for i in range(self.n):
-            self.reset(i)
+        """New episodes at every table: tables reseeded and opponents drawn from the collection RNG."""
+        self.obs, self.mask, self.seat = self.venv.reset(seed=int(self.rng.integers(2**31)))
+        self.draw_opponents(np.arange(self.n))
+        self.last[:] = -1
+        self.length[:] = 0
 
     def reseed_opponents(self) -> None:
         """Reseed the fixed opponents from the collection RNG (so a resumed run replays them)."""
@@ -177,7 +181,7 @@ class Rollout:
 
     def __init__(self, capacity: int):
         self.obs = np.zeros((capacity, OBS_SIZE), dtype=np.float32)
-        self.mask = np.zeros((capacity, NUM_ACTIONS), dtype=np.int8)
+        self.mask = np.zeros((capacity, NUM_ACTIONS), dtype=np.bool_)
         self.actions = np.zeros(capacity, dtype=np.int64)
         self.logprobs = np.zeros(capacity, dtype=np.float32)
         self.values = np.zeros(capacity, dtype=np.float32)
@@ -197,90 +201,93 @@ class Rollout:
 
 @torch.no_grad()
 def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, stats: dict,
-            end_on_redeal: bool = True) -> None:
-    """Play ``num_steps`` decisions at every table; fill ``buf`` with the network's decisions."""
+            timing: dict | None = None) -> None:
+    """Play ``num_steps`` steps at every table; fill ``buf`` with the network's decisions.
+    ``timing``: seconds spent in the engine (env), the network (forward), the fixed opponents and the
+    trajectory bookkeeping are added to it."""
     buf.clear()
     tables.reseed_opponents()
-    variant, games = tables.variant, tables.games
-    n = tables.n
-    rows = np.zeros(n, dtype=np.int64)
-    actions = [0] * n
-    opp_obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    opp_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    venv, runner, last = tables.venv, tables.runner, tables.last
+    obs, mask, seat = tables.obs, tables.mask, tables.seat
+    actions = np.zeros(tables.n, dtype=np.int64)
+    clock = time.perf_counter
+    t_env = t_net = t_opp = t_book = 0.0
     for _ in range(num_steps):
-        start = buf.size
-        k = 0
-        for i, g in enumerate(games):
-            seat = g.current_seat
-            if tables.opponent_team[i] == (seat & 1):
-                agent = tables.opponents[tables.opponent[i]]
-                action_mask(g, seat, opp_mask)
-                obs = encode(g, seat, opp_obs) if agent.needs_observation else None
-                actions[i] = int(agent.act(obs, opp_mask, g.info_state(seat) if agent.needs_info else None))
-                rows[i] = -1
-            else:
-                j = start + k
-                encode(g, seat, buf.obs[j])
-                action_mask(g, seat, buf.mask[j])
-                rows[i] = j
-                k += 1
+        t0 = clock()
+        mine = np.flatnonzero(runner.acting(seat) < 0)
+        k, start = len(mine), buf.size
         if k:
-            obs = torch.from_numpy(buf.obs[start:start + k])
-            mask = torch.from_numpy(buf.mask[start:start + k]).bool()
-            logits, value = net(obs, mask)
-            dist = Categorical(logits=logits)
-            action = dist.sample()
-            buf.actions[start:start + k] = action.numpy()
-            buf.logprobs[start:start + k] = dist.log_prob(action).numpy()
-            buf.values[start:start + k] = value.numpy()
+            j = np.arange(start, start + k)
+            o, m = buf.obs[start:start + k], buf.mask[start:start + k]
+            np.take(obs, mine, axis=0, out=o)
+            np.take(mask, mine, axis=0, out=m)
+            t1 = clock()
+            logits, value = net(torch.from_numpy(o), torch.from_numpy(m))
+            logp, probs = policy_terms(logits)
+            action = torch.multinomial(probs, 1).squeeze(1)
+            buf.logprobs[j] = logp.gather(1, action[:, None]).squeeze(1).numpy()
+            buf.values[j] = value.numpy()
+            buf.actions[j] = a = action.numpy()
+            t2 = clock()
+            actions[mine] = a
+            s = seat[mine]
+            prev = last[mine, s]
+            linked = prev >= 0
+            buf.next_index[prev[linked]] = j[linked]
+            buf.next_value[prev[linked]] = buf.values[j[linked]]
+            last[mine, s] = j
             buf.size = start + k
-            chosen = action.tolist()
-        for i, g in enumerate(games):
-            seat = g.current_seat
-            j = int(rows[i])
-            if j >= 0:
-                actions[i] = chosen[j - start]
-                prev = tables.last[i, seat]
-                if prev >= 0:
-                    buf.next_index[prev] = j
-                    buf.next_value[prev] = buf.values[j]
-                tables.last[i, seat] = j
-            result = g.apply(actions[i])
-            tables.length[i] += 1
-            if result is not None:
-                reward = deal_reward(variant, result)
-                for s in range(4):
-                    prev = tables.last[i, s]
-                    if prev >= 0:
-                        buf.rewards[prev] += reward[s & 1]
-                if g.over or (end_on_redeal and result.outcome == REDEAL):
-                    if result.outcome == REDEAL:
-                        stats["all_pass"] = stats.get("all_pass", 0) + 1
-                    else:
-                        stats.setdefault("episode_length", []).append(int(tables.length[i]))
-                        if tables.opponent[i] < 0:
-                            stats["return_team0"].append(reward[0])
-                            stats["return_team1"].append(reward[1])
-                        else:
-                            key = tables.specs[tables.opponent[i]]
-                            stats.setdefault(key, []).append(reward[1 - tables.opponent_team[i]])
-                    for s in range(4):
-                        prev = tables.last[i, s]
-                        if prev >= 0:
-                            buf.dones[prev] = True
-                    tables.reset(i)
+            t_net += t2 - t1
+            t_book += (t1 - t0) + (clock() - t2)
+        t3 = clock()
+        runner.actions(obs, mask, seat, actions)  # the fixed opponents' seats
+        t4 = clock()
+        obs, mask, seat, rewards, done, info = venv.step(actions)
+        t5 = clock()
+        tables.length += 1
+        scored = np.flatnonzero(rewards.any(axis=1))
+        if len(scored):
+            prev = last[scored]
+            linked = prev >= 0
+            np.add.at(buf.rewards, prev[linked], rewards[scored][linked])
+        fin = np.flatnonzero(done)
+        if len(fin):
+            _end_episodes(tables, buf, fin, rewards, info, stats)
+        t_opp += t4 - t3
+        t_env += t5 - t4
+        t_book += clock() - t5
+    tables.obs, tables.mask, tables.seat = obs, mask, seat
     # trajectories cut by the end of the rollout: bootstrap from the seat's current observation
-    pending = [(i, s, int(tables.last[i, s])) for i in range(n) for s in range(4) if tables.last[i, s] >= 0]
-    if pending:
-        obs = np.zeros((len(pending), OBS_SIZE), dtype=np.float32)
-        for r, (i, s, _) in enumerate(pending):
-            encode(games[i], s, obs[r])
-        h = net.trunk(torch.from_numpy(obs))
-        values = net.value(h).squeeze(-1).numpy()
-        for r, (i, s, prev) in enumerate(pending):
-            buf.next_value[prev] = values[r]
+    t0 = clock()
+    ti, si = np.nonzero(last >= 0)
+    if len(ti):
+        h = net.trunk(torch.from_numpy(venv.observations(ti, si)))
+        buf.next_value[last[ti, si]] = net.value(h).squeeze(-1).numpy()
     # the next rollout starts new trajectories (the buffer indices do not carry over)
-    tables.last[:] = -1
+    last[:] = -1
+    t_net += clock() - t0
+    if timing is not None:
+        for key, v in (("env", t_env), ("forward", t_net), ("opponents", t_opp), ("bookkeeping", t_book)):
+            timing[key] = timing.get(key, 0.0) + v
+
+
+def _end_episodes(tables: Tables, buf: Rollout, fin: np.ndarray, rewards: np.ndarray, info: dict, stats: dict) -> None:
+    """Tables ``fin`` finished an episode this step: close their trajectories, log, draw new opponents."""
+    prev = tables.last[fin]
+    buf.dones[prev[prev >= 0]] = True
+    truncated = info["truncated"][fin]
+    stats["all_pass"] = stats.get("all_pass", 0) + int(truncated.sum())
+    for t in fin[~truncated].tolist():
+        stats.setdefault("episode_length", []).append(int(tables.length[t]))
+        if tables.opponent[t] < 0:
+            stats["return_team0"].append(float(rewards[t, 0]))
+            stats["return_team1"].append(float(rewards[t, 1]))
+        else:
+            mine = 1 - tables.opponent_team[t]
+            stats.setdefault(tables.specs[tables.opponent[t]], []).append(float(rewards[t, mine]))
+    tables.last[fin] = -1
+    tables.length[fin] = 0
+    tables.draw_opponents(fin)
 
 
 def compute_gae(buf: Rollout, gamma: float, gae_lambda: float) -> tuple[np.ndarray, np.ndarray]:
@@ -320,10 +327,10 @@ def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, buf: Rollo
         epoch_kl = []
         for lo, hi in zip(bounds[:-1], bounds[1:]):
             mb = perm[lo:hi]
-            logits, newvalue = net(b_obs[mb], b_mask[mb])
-            dist = Categorical(logits=logits)
-            newlogprob = dist.log_prob(b_actions[mb])
-            entropy = dist.entropy()
+            logits, newvalue = net(b_obs.index_select(0, mb), b_mask.index_select(0, mb))  # faster than [mb]
+            logp, probs = policy_terms(logits)
+            newlogprob = logp.gather(1, b_actions[mb][:, None]).squeeze(1)
+            entropy = -(probs * logp).sum(-1)
             logratio = newlogprob - b_logprobs[mb]
             ratio = logratio.exp()
             with torch.no_grad():
@@ -418,7 +425,7 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
     writer = SummaryWriter(str(run_dir), purge_step=global_step + 1 if ckpt is not None else None)
     if ckpt is None:
         log_hyperparameters(writer, dataclasses.asdict(args), " ".join(sys.argv))
-    tables = Tables(variant, args.num_envs, args.opponent_mix, collect_rng)
+    tables = Tables(variant, args.num_envs, args.opponent_mix, collect_rng, args.end_on_redeal)
     buf = Rollout(batch)
     agent = NeuralAgent(net, name=f"neural:{args.run_name}")
     last_eval: dict = {}
@@ -437,7 +444,7 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
             stats = {"return_team0": [], "return_team1": []}
             t0 = time.time()
             net.eval()
-            collect(net, tables, buf, args.num_steps, stats, args.end_on_redeal)
+            collect(net, tables, buf, args.num_steps, stats)
             t_collect = time.time() - t0
             global_step += batch
             adv, returns = compute_gae(buf, args.gamma, args.gae_lambda)

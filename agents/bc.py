@@ -16,16 +16,12 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from belote_env.observation import OBS_SIZE, action_mask, encode
-from belote_env.rewards import deal_reward
+from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
-from belote_env.rules.game import GameState
-from belote_env.rules.scoring import REDEAL
 
 from .checkpoint import save_checkpoint
 from .evaluation import evaluate, log_eval
 from .neural import PolicyValueNet
-from .options import ConfigError
 
 @dataclass
 class Demonstrations:
@@ -37,15 +33,21 @@ class Demonstrations:
     returns: np.ndarray  # float32 (n,): deal_reward of the seat's team for the deal of the decision
 
 
+RECORD_TABLES = 256  # tables played at once while recording (one act_batch per step)
+
+
 def record_demonstrations(variant, spec: str, decisions: int, seed: int, progress: bool = False) -> Demonstrations:
     """Play deals with the agent ``spec`` at all four seats and record its first ``decisions`` decisions.
 
-    Every decision gets, as its return, the reward (``rewards.deal_reward``) of the seat's team for the deal
-    it belongs to (``gamma = 1``); a deal that ends in a redeal (everyone passed) gives 0, as in training
-    with ``end_on_redeal``. A game abandoned after ``agents.table.MAX_REDEALS`` redeals in a row is replaced.
+    Deals are played ``RECORD_TABLES`` at a time by the play loop (:class:`agents.table.Runner` on a
+    :class:`~belote_env.vector.VectorEnv`), each table dealing deal after deal. Every decision gets, as its
+    return, the reward (``rewards.deal_reward``) of the seat's team for the deal it belongs to (``gamma = 1``);
+    a deal that ends in a redeal (everyone passed) gives 0, as in training with ``end_on_redeal``.
+    Decisions of deals still in progress when the recording is full keep return 0 (at most one deal per table).
     """
     from agents import make_agent
-    from agents.table import MAX_REDEALS
+    from agents.table import MAX_REDEALS, Runner
+    from belote_env.vector import VectorEnv
 
     agent = make_agent(spec)
     rng = np.random.default_rng(seed)
@@ -53,33 +55,33 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
     demo = Demonstrations(np.zeros((decisions, OBS_SIZE), dtype=np.float32),
                           np.zeros((decisions, NUM_ACTIONS), dtype=np.int8),
                           np.zeros(decisions, dtype=np.int64), np.zeros(decisions, dtype=np.float32))
-    seats = np.zeros(decisions, dtype=np.int8)
+    n_tables = max(1, min(RECORD_TABLES, decisions // 64))
+    venv = VectorEnv(variant, num_tables=n_tables, seed=int(rng.integers(2**31)), episode="deal",
+                     max_redeals=MAX_REDEALS)
+    runner = Runner(venv, [agent], np.zeros((n_tables, 4), dtype=np.int64))
+    seats = np.zeros(decisions, dtype=np.int64)
+    deal_rows: list[list[int]] = [[] for _ in range(n_tables)]
+    actions = np.zeros(n_tables, dtype=np.int64)
+    obs, mask, seat = venv.reset()
     n = 0
     bar = tqdm(total=decisions, unit="decision", unit_scale=True, dynamic_ncols=True, disable=not progress,
                mininterval=2.0, desc=f"bc: recording {spec}")
     while n < decisions:
-        game = GameState(variant, seed=int(rng.integers(2**63)), dealer=int(rng.integers(4)))
-        deal_start, redeals = n, 0
-        while not game.over and n < decisions and redeals < MAX_REDEALS:
-            seat = game.current_seat
-            encode(game, seat, demo.obs[n])
-            action_mask(game, seat, demo.mask[n])
-            obs = demo.obs[n] if agent.needs_observation else None
-            action = int(agent.act(obs, demo.mask[n], game.info_state(seat) if agent.needs_info else None))
-            demo.actions[n], seats[n] = action, seat
-            n += 1
-            result = game.apply(action)
-            if result is not None:
-                reward = deal_reward(variant, result)
-                team = seats[deal_start:n] & 1
-                demo.returns[deal_start:n] = np.where(team == 0, reward[0], reward[1])
-                redeals = redeals + 1 if result.outcome == REDEAL else 0
-                deal_start = n
-        bar.update(n - bar.n)
+        runner.actions(obs, mask, seat, actions)
+        k = min(n_tables, decisions - n)  # the last step records the first tables only
+        rows = slice(n, n + k)
+        demo.obs[rows], demo.mask[rows], demo.actions[rows], seats[rows] = obs[:k], mask[:k], actions[:k], seat[:k]
+        for t in range(k):
+            deal_rows[t].append(n + t)
+        n += k
+        obs, mask, seat, rewards, _, info = venv.step(actions)
+        for t in np.flatnonzero(info["outcome"] >= 0).tolist():  # deals that ended (0 reward after all-pass)
+            if deal_rows[t]:
+                r = np.asarray(deal_rows[t])
+                demo.returns[r] = rewards[t, seats[r]]
+                deal_rows[t] = []
+        bar.update(k)
     bar.close()
-    if not np.all(demo.mask[np.arange(decisions), demo.actions]):
-        raise ConfigError(f"bc_agent {spec!r} played actions outside the action mask; it cannot be imitated")
-    # decisions of a deal cut by the end of the recording keep return 0: a handful out of bc_decisions
     return demo
 
 

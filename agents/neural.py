@@ -54,6 +54,16 @@ def _layer(n_in: int, n_out: int, gain: float) -> nn.Linear:
     return layer
 
 
+def policy_terms(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Log-probabilities and probabilities of masked logits (``torch.log_softmax`` / ``torch.softmax``).
+
+    What ``torch.distributions.Categorical(logits=...)`` computes, without its ``exp`` of the
+    :data:`MASKED_LOGIT` entries, which takes a slow path on CPU (measured: about 30x the time of the
+    fused softmax kernels on a 2048 x 112 batch). Illegal actions get probability exactly 0.
+    Entropy: ``-(probs * logp).sum(-1)``; sampling: ``torch.multinomial(probs, 1)``."""
+    return torch.log_softmax(logits, dim=-1), torch.softmax(logits, dim=-1)
+
+
 class PolicyValueNet(nn.Module):
     """MLP trunk shared by a policy head (112 logits) and a value head (1).
 

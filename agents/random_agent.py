@@ -14,13 +14,14 @@ from .base import Agent
 class RandomAgent(Agent):
     """Picks uniformly among the legal actions of the seat.
 
-    It reads the legal set from ``info`` (the seat's InfoState), which is the
-    same set as the ``action_mask`` the env gives; ``reset(seed)`` reseeds it, so a
-    tournament that resets it with a seeded value replays identically.
+    It reads the legal set from ``action_mask`` (or from ``info``, the seat's
+    InfoState, when it is given one: the same set); ``reset(seed)`` reseeds it, so
+    a tournament that resets it with a seeded value replays identically.
     """
 
     name = "random"
     needs_observation = False
+    needs_info = False  # the mask says what is legal; the play loop skips building InfoStates
 
     def __init__(self, seed: int | None = None):
         self.rng = random.Random(seed)

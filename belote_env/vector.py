@@ -252,6 +252,21 @@ class VectorEnv:
             t, action, seat, phase, legal,
         )
 
+    def observations(self, tables, seats) -> np.ndarray:
+        """float32[k, 853]: the observation of seat ``seats[j]`` at table ``tables[j]``, any seat
+        (``encode(state(t), s)``; used to bootstrap the value of a seat that is not to act)."""
+        if not self._ready:
+            raise VectorEnvError("call reset() before observations()")
+        t = np.asarray(tables, dtype=np.int64).reshape(-1)
+        s = np.asarray(seats, dtype=np.int64).reshape(-1)
+        if t.shape != s.shape:
+            raise VectorEnvError(f"tables and seats must have the same length, got {t.shape[0]} and {s.shape[0]}")
+        if len(t) and (t.min() < 0 or t.max() >= self.num_tables or s.min() < 0 or s.max() > 3):
+            raise VectorEnvError(f"tables must be in 0..{self.num_tables - 1} and seats in 0..3")
+        out = np.empty((len(t), OBS_SIZE), dtype=np.float32)
+        self._k.observe_seats(self._params, self._S, t, s, out)
+        return out
+
     # --- replay on the rules core ----------------------------------------------
 
     def state(self, i: int) -> GameState:
@@ -329,7 +344,12 @@ class VectorEnv:
         """The legal actions of table ``t``'s seat to act, ascending, from the kernels' bit words."""
         k = self._k
         words = (int(self._S[t, k.LEGAL_HI]) << 64) | (int(self._S[t, k.LEGAL_LO]) & (2**64 - 1))
-        return [a for a in range(NUM_ACTIONS) if words >> a & 1]
+        out = []
+        while words:  # lowest set bit first
+            low = words & -words
+            out.append(low.bit_length() - 1)
+            words ^= low
+        return out
 
 
 def _info_dict(info: np.ndarray) -> dict:

@@ -1044,6 +1044,13 @@ def observe(V, S, obs, mask, seat_out):
         _observe_table(V, S[t], t, obs, mask, seat_out)
 
 
+@njit(cache=True)
+def observe_seats(V, S, tables, seats, obs):
+    """The observation of seat ``seats[k]`` at table ``tables[k]`` (any seat, not only the one to act)."""
+    for k in range(tables.shape[0]):
+        encode(V, S[tables[k]], seats[k], obs[k])
+
+
 @njit(cache=True, inline="always")
 def _step_table(V, scale, S, MT, MT0, LOG, t, a, obs, mask, seat_out, rew, done, info):
     row = S[t]

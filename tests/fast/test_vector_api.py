@@ -203,3 +203,24 @@ def test_always_passing_tables_are_truncated_after_max_redeals():
     with pytest.raises(VectorEnvError, match="max_redeals"):
         VectorEnv("coinche", 2, max_redeals=0)
     assert VectorEnv("coinche", 2, max_redeals=None).max_redeals is None
+
+
+@pytest.mark.parametrize("name", ["coinche", "belote_classique", "cobrecaf_81"])
+def test_observations_of_any_seat_are_the_rules_cores(name):
+    venv = VectorEnv(name, num_tables=5, seed=9)
+    obs, mask, seat = venv.reset()
+    rng = np.random.default_rng(1)
+    for step in range(40):
+        if step % 8 == 0:
+            tables = np.repeat(np.arange(5), 4)
+            seats = np.tile(np.arange(4), 5)
+            got = venv.observations(tables, seats)
+            for k, (t, s) in enumerate(zip(tables, seats)):
+                assert np.array_equal(got[k], encode(venv.state(int(t)), int(s)))
+            acting = venv.observations(np.arange(5), seat)
+            assert np.array_equal(acting, obs)
+        obs, mask, seat, *_ = venv.step(_random_actions(rng, mask))
+    with pytest.raises(VectorEnvError, match="same length"):
+        venv.observations([0, 1], [0])
+    with pytest.raises(VectorEnvError, match="seats in 0..3"):
+        venv.observations([5], [0])
