@@ -1,7 +1,7 @@
 """Speed of train.py on this machine, against the wrapped AEC env and the previous train.py: one figure per line.
 
     python benchmarks/bench_train.py [--config configs/train/coinche.yaml] [--repeats 5] [--updates 3]
-                                     [--baseline ed320d5] [--bc-decisions 20000]
+                                     [--baseline ed320d5] [--bc-decisions 20000] [--num-envs N] [--clock cpu]
 
 With the network, table count, rollout length and opponent mix of
 ``--config``, each round measures, in fresh processes one after the other:
@@ -54,10 +54,11 @@ from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 from belote_env.variants import load_variant
 
-config, updates, seed, bc_decisions = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+config, updates, seed, bc_decisions, num_envs = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]),
+                                                 sys.argv[6])
 if sys.argv[5] == "cpu":  # CPU time of this process: steadier than wall time when other processes share the cores
     time.perf_counter = time.process_time
-args, _, _ = train.parse_args(["--config", config])
+args, _, _ = train.parse_args(["--config", config] + (["--num-envs", num_envs] if num_envs != "0" else []))
 torch.set_num_threads(args.torch_threads)
 new = "end_on_redeal" in inspect.signature(train.Tables).parameters
 
@@ -111,12 +112,13 @@ print("RESULT " + json.dumps(out))
 
 
 CLOCK = ["wall"]
+NUM_ENVS = [0]  # 0: the config's
 
 
 def measure(tree: Path, config: str, updates: int, seed: int, bc_decisions: int) -> dict:
     """One round of ``MEASURE`` in a fresh process in ``tree``."""
     proc = subprocess.run([sys.executable, "-c", MEASURE, str(ROOT / config), str(updates), str(seed), str(bc_decisions),
-                           CLOCK[0]],
+                           CLOCK[0], str(NUM_ENVS[0])],
                           cwd=tree, capture_output=True, text=True)
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):
@@ -143,10 +145,12 @@ def main() -> None:
     p.add_argument("--baseline", default=BASELINE, help="git revision of the previous train.py ('' to skip)")
     p.add_argument("--bc-decisions", type=int, default=20_000, help="decisions of the warm-start figures (0: skip)")
     p.add_argument("--aec-seconds", type=float, default=5.0)
+    p.add_argument("--num-envs", type=int, default=0, help="tables, instead of the config's num_envs")
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                    help="cpu: time each side by its process's CPU time (for a machine shared with other work)")
     ns = p.parse_args()
     CLOCK[0] = ns.clock
+    NUM_ENVS[0] = ns.num_envs
     if ns.clock == "cpu":
         time.perf_counter = time.process_time  # bench_env's AEC loop reads this clock too
     import yaml
@@ -169,7 +173,7 @@ def main() -> None:
     finally:
         if base_tree is not None:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base_tree)], capture_output=True)
-    where = f"[{Path(ns.config).stem}, {cfg.get('num_envs', 128)} tables]"
+    where = f"[{Path(ns.config).stem}, {ns.num_envs or cfg.get('num_envs', 128)} tables]"
     med = lambda xs: statistics.median(xs)  # noqa: E731
     print(fmt(f"collection {where}", [r["collect"] for r in rows], "steps/s"))
     split = {k: med([r["timing"][k] / r["collect_s"] for r in rows]) for k in rows[0]["timing"]}
