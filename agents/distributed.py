@@ -60,7 +60,9 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> None:
     try:
         ray.init(address=address, **kwargs)
     except ConnectionError as e:
-        raise ValueError(f"cannot reach the Ray cluster at {address!r}: {e}") from None
+        raise ValueError(f"cannot reach the Ray cluster at {address!r}: {e} (a cluster started by 'ray start' "
+                         "uses token authentication: set RAY_AUTH_MODE=token here and copy its ~/.ray/auth_token; "
+                         "see docs/distributed.md)") from None
 
 
 def _chunk_task(task):
