@@ -29,12 +29,20 @@ class PolicyAgent(Agent):
 
     needs_info = False
 
-    def __init__(self, fn: Callable, name: str = "policy", batched: bool = False):
+    def __init__(self, fn: Callable, name: str = "policy", batched: bool = False,
+                 reset: Callable[[int | None], None] | None = None):
         if not callable(fn):
             raise TypeError(f"PolicyAgent needs a callable fn(observation, action_mask) -> action, got {fn!r}")
         self.fn = fn
         self.name = name
         self.batched = batched
+        self._reset = reset
+
+    def reset(self, seed: int | None = None) -> None:
+        """Tables reseed agents per batch of deals; ``reset(seed)`` given to the constructor reseeds a
+        stochastic policy's generator, so its draws do not depend on how a match is split."""
+        if self._reset is not None:
+            self._reset(seed)
 
     def act(self, observation, action_mask, info=None) -> int:
         if self.batched:
@@ -130,7 +138,9 @@ def rllib_agent(model, module_id: str | None = None, name: str = "rllib", determ
     """An RLlib model as an agent: an ``Algorithm`` (``module_id`` for ``"team"`` mode: ``"team_0"`` or
     ``"team_1"``), an ``RLModule`` or a checkpoint path (see :func:`rllib_module`). The module gets
     ``{"observations", "action_mask"}`` when its observation space is a dict (the masked modules of
-    :mod:`belote_env.integrations.rllib`), else the bare observation; its action logits are masked here too."""
+    :mod:`belote_env.integrations.rllib`), else the bare observation; its action logits are masked here too.
+    ``deterministic=False`` draws from the masked softmax with a generator seeded by ``seed`` and reseeded by
+    the tables at every batch of deals (reproducible tournaments)."""
     import gymnasium
     import torch
     from ray.rllib.core.columns import Columns
@@ -138,6 +148,10 @@ def rllib_agent(model, module_id: str | None = None, name: str = "rllib", determ
     module = rllib_module(model, module_id)
     dict_obs = isinstance(getattr(module, "observation_space", None), gymnasium.spaces.Dict)
     rng = np.random.default_rng(seed)
+
+    def reset(s):
+        nonlocal rng
+        rng = np.random.default_rng(s)
 
     def fn(observations, masks):
         obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
@@ -147,20 +161,28 @@ def rllib_agent(model, module_id: str | None = None, name: str = "rllib", determ
             logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
         return _masked_choice(logits, masks, deterministic, rng)
 
-    return PolicyAgent(fn, name=name, batched=True)
+    return PolicyAgent(fn, name=name, batched=True, reset=reset)
 
 
-def tianshou_agent(policy, name: str = "tianshou", deterministic: bool = True, dict_obs: bool = True) -> PolicyAgent:
+def tianshou_agent(policy, name: str = "tianshou", deterministic: bool = True, dict_obs: bool = True,
+                   seed: int | None = None) -> PolicyAgent:
     """A Tianshou policy (or an ``Algorithm``, whose ``.policy`` plays) as an agent. With ``dict_obs`` the
     policy gets ``Batch(obs=Batch(obs=..., mask=...))``, the format of Tianshou's ``PettingZooEnv`` and of
     :mod:`belote_env.integrations.tianshou`; otherwise the bare observations. ``deterministic``: the legal
-    action with the highest output (logits or Q-values); else the policy's own sampled action, which must be legal."""
+    action with the highest output (logits or Q-values). Otherwise a draw from the policy's action
+    distribution restricted to the legal actions (a generator seeded by ``seed``, reseeded by the tables at
+    every batch of deals); a policy without a categorical distribution gives its own action, checked legal."""
     import torch
     from tianshou.data import Batch
 
     policy = getattr(policy, "policy", policy)
     if not callable(policy):
         raise TypeError(f"tianshou_agent needs a Tianshou policy or algorithm, got {type(policy).__name__}")
+    rng = np.random.default_rng(seed)
+
+    def reset(s):
+        nonlocal rng
+        rng = np.random.default_rng(s)
 
     def fn(observations, masks):
         observations = np.asarray(observations, dtype=np.float32)
@@ -177,12 +199,15 @@ def tianshou_agent(policy, name: str = "tianshou", deterministic: bool = True, d
                 policy.train()
         if deterministic:
             return _masked_choice(out.logits, legal, True, None)
+        probs = getattr(out.get("dist", None), "probs", None)
+        if probs is not None:
+            return _masked_choice(torch.log(probs), legal, False, rng)
         actions = np.asarray(out.act.detach().cpu().numpy() if hasattr(out.act, "detach") else out.act).reshape(-1)
         if not legal[np.arange(len(actions)), actions].all():
             raise ValueError(f"Tianshou policy {name!r} sampled an illegal action (does it mask its logits?)")
         return actions
 
-    return PolicyAgent(fn, name=name, batched=True)
+    return PolicyAgent(fn, name=name, batched=True, reset=reset)
 
 
 __all__ = ["PolicyAgent", "sb3_agent", "rllib_agent", "rllib_module", "tianshou_agent"]

@@ -54,8 +54,9 @@ def main(argv=None) -> None:
     for i in range(args.iterations):
         result = algo.train()
         runners = result["env_runners"]
-        print(f"iteration {i + 1}: {runners.get('num_episodes', 0)} episodes, "
-              f"mean return {runners.get('episode_return_mean', float('nan')):+.3f}")
+        team0 = runners.get("agent_episode_returns_mean", {}).get("player_0", float("nan"))
+        print(f"iteration {i + 1}: {runners.get('num_episodes', 0)} episodes of "
+              f"{runners.get('episode_len_mean', float('nan')):.1f} steps, team 0's mean return {team0:+.3f}")
     if args.save is not None:
         print(f"checkpoint: {algo.save(str(args.save.resolve())).checkpoint.path}")
 

@@ -99,5 +99,13 @@ def test_rllib_example_and_checkpoint_in_a_tournament(tmp_path, monkeypatch, cap
 
     with pytest.raises(ValueError, match="several RLModules"):
         rllib_agent(ckpt)
+    with pytest.raises(ValueError, match="no RLModule 'shared'"):
+        rllib_agent(ckpt, module_id="shared")
+    sampling = rllib_agent(ckpt, module_id="team_0", deterministic=False, seed=0)  # draws among legal actions
+    from agents import make_agent
+    from agents.match import duplicate_match
+    from belote_env.variants import load_variant
+
+    assert np.isfinite(duplicate_match(sampling, make_agent("random"), load_variant("coinche"), 4).mean_diff)
     assert tournament_main(["my_rllib_agents:team_1", "random", "-n", "4", "--bootstrap", "5", "--no-progress"]) == 0
     assert "team_1" in capsys.readouterr().out

@@ -50,10 +50,13 @@ def test_masked_env():
 
 def test_policy_plays_legal_moves_and_enters_a_tournament(capsys):
     agent = untrained_policy()
-    stochastic = tianshou_agent(_policy(), deterministic=False)  # the policy's own draws, checked legal
+    stochastic = tianshou_agent(_policy(), deterministic=False, seed=0)  # draws among the legal actions
     for a in (agent, stochastic):
         result = duplicate_match(a, make_agent("random"), load_variant("coinche"), 4, seed=0)
         assert np.isfinite(result.to_dict()["mean_diff"])
+    # the draws are reseeded per batch of deals: a second match is the same
+    again = duplicate_match(stochastic, make_agent("random"), load_variant("coinche"), 4, seed=0)
+    assert np.array_equal(again.pair_diffs, result.pair_diffs)
     from agents.tournament import main as tournament_main
 
     assert tournament_main(["tests.integrations.test_tianshou:untrained_policy", "random", "-n", "4",
