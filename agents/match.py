@@ -321,12 +321,15 @@ def _run_chunk(task) -> MatchResult:
 
 def round_robin(
     specs: list[str], variant: Variant, n_pairs: int, seed: int = 0, games: bool = False,
-    workers: int = 1, progress: bool = True,
+    workers: int = 1, progress: bool = True, ray: bool = False, ray_address: str | None = None,
 ) -> list[MatchResult]:
     """Every pair of agents (given as registry names or checkpoint paths) in a duplicate match.
 
     Matches are split in chunks of ``CHUNK_PAIRS`` pairs spread over
-    ``workers`` processes; the results do not depend on ``workers``.
+    ``workers`` processes; the results do not depend on ``workers``. With
+    ``ray`` the chunks are Ray tasks (:mod:`agents.distributed`) on the cluster
+    at ``ray_address``, or on a local Ray with ``workers`` CPUs (None: all);
+    the results are the same.
     """
     if len(specs) < 2:
         raise ValueError(f"a round-robin needs at least two agents, got {specs}")
@@ -348,7 +351,13 @@ def round_robin(
     bar = tqdm(total=sum(t[4] - t[3] for t in tasks), desc=f"{variant.name}", unit="pair", disable=not progress)
     parts: list[MatchResult] = []
     try:
-        if workers <= 1:
+        if ray:
+            from .distributed import run_chunks
+
+            for r in run_chunks(tasks, ray_address, workers if ray_address is None else None):
+                parts.append(r)
+                bar.update(r.pairs)
+        elif workers <= 1:
             for t in tasks:
                 parts.append(_run_chunk(t))
                 bar.update(t[4] - t[3])

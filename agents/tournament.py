@@ -3,7 +3,8 @@
 A round-robin of duplicate matches (:mod:`agents.match`) over any number of
 agents (registry names or checkpoint paths) and variants, spread over
 processes, then ratings (:mod:`agents.ratings`) and reports
-(:mod:`agents.reports`); see ``docs/agents.md``. The names of the match
+(:mod:`agents.reports`); see ``docs/agents.md``. ``--ray`` plays the
+chunks of pairs as Ray tasks (:mod:`agents.distributed`, ``docs/distributed.md``). The names of the match
 engine are re-exported here for older imports (``from agents.tournament
 import duplicate_match``).
 """
@@ -79,6 +80,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", "-j", type=_positive_int, default=None,
                    help="processes (default: one for small tournaments, where starting processes costs more than "
                         f"it saves, else all cores; 'small' is under {AUTO_PARALLEL_PAIRS} pairs in all)")
+    p.add_argument("--ray", action="store_true",
+                   help="run the chunks of pairs as Ray tasks (pip install 'belote_env[ray]'): on a local Ray with "
+                        "-j CPUs (default all), or on the cluster at --address; same results as a local run")
+    p.add_argument("--address", default=None,
+                   help="with --ray: the Ray cluster to join ('auto' for the one 'ray start' runs here, or HOST:PORT)")
     p.add_argument("--bootstrap", type=_positive_int, default=200,
                    help="bootstrap replicates for the rating intervals (default 200)")
     p.add_argument("--anchor", default=None, help="agent rated 0 (default random if it plays, else the first)")
@@ -91,11 +97,21 @@ def main(argv: list[str] | None = None) -> int:
             check_writable(args.out)  # before the tournament, not after it
         variants = [load_variant(v) for v in args.variant]
         n_matches = len(args.agents) * (len(args.agents) - 1) // 2
-        workers = args.workers or auto_workers(n_matches * args.pairs)
+        if args.address is not None and not args.ray:
+            raise ValueError("--address is for --ray")
+        if args.ray:
+            from .distributed import connect
+
+            t0 = time.perf_counter()
+            connect(args.address, args.workers)
+            print(f"Ray: connected in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+            workers = args.workers
+        else:
+            workers = args.workers or auto_workers(n_matches * args.pairs)
         for variant in variants:
             t0 = time.perf_counter()
             matches = round_robin(args.agents, variant, args.pairs, args.seed, args.games, workers,
-                                  progress=not args.no_progress)
+                                  progress=not args.no_progress, ray=args.ray, ray_address=args.address)
             ratings = rate(matches, args.agents, args.anchor, args.bootstrap, args.seed)
             matches = stronger_first(matches, ratings)
             unit = "games" if args.games else "deals"
