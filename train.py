@@ -13,13 +13,11 @@ warm start (``agents.bc``). ``docs/training.md`` explains each part.
     python train.py --plot runs/coinche_s1                        # runs/coinche_s1/training_curves.png
     tensorboard --logdir runs
 
-Collection plays ``num_envs`` tables on the batched engine (``belote_env.vector``)
-through the one play loop (``agents.table``): the network decides for every
-table where one of its seats is to act in one forward pass (illegal logits at
--1e9, never sampled); ``opponent_mix`` puts fixed agents at one team of some
-tables, asked by the loop. Each seat's decisions form its own trajectory,
-rewarded with its team's deal reward at its last decision of the deal; GAE
-runs along each trajectory. Only the network's decisions train.
+Collection plays ``num_envs`` tables on the batched engine (``belote_env.vector``) through the
+one play loop (``agents.table``), here or on Ray actors (``--ray-workers``): one forward pass for
+every table where a network seat is to act (illegal logits at -1e9, never sampled); fixed
+``opponent_mix`` agents at one team of some tables. Each seat's decisions form its own trajectory,
+rewarded with its team's deal reward at its last decision of the deal, for GAE.
 """
 
 from __future__ import annotations
@@ -65,6 +63,8 @@ class Args:
     torch_threads: int = field(default=1, metadata={"help": "torch.set_num_threads; keep 1-2 on a small machine"})
     variant: str = field(default="coinche", metadata={"help": "variant name in configs/variants/ or path of a variant YAML"})
     max_minutes: float = field(default=0.0, metadata={"help": "stop (with a checkpoint) after this many minutes; 0 = no cap"})
+    ray_workers: int = field(default=0, metadata={"help": "collect on K Ray rollout actors (agents.ray_rollouts); 0 = here"})
+    ray_address: str = field(default="", metadata={"help": "Ray cluster to join ('auto', host:port); empty = a local Ray"})
     # ---- collection -------------------------------------------------------
     total_timesteps: int = field(default=2_000_000, metadata={"help": "decisions played at all tables (all seats) over the run"})
     num_envs: int = field(default=128, metadata={"help": "tables played at once (one batched forward pass per step)"})
@@ -120,8 +120,6 @@ class Args:
 def validate(args: Args) -> Args:
     """Range checks and agent specs, before any run directory is created (``agents.options.validate_train``)."""
     return options.validate_train(args)
-
-
 
 
 # ---------------------------------------------------------------------------
@@ -425,7 +423,11 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
     writer = SummaryWriter(str(run_dir), purge_step=global_step + 1 if ckpt is not None else None)
     if ckpt is None:
         log_hyperparameters(writer, dataclasses.asdict(args), " ".join(sys.argv))
-    tables = Tables(variant, args.num_envs, args.opponent_mix, collect_rng, args.end_on_redeal)
+    if args.ray_workers:  # the same collection, on Ray actors (docs/distributed.md)
+        from agents.ray_rollouts import RayCollector
+        tables = RayCollector(sys.modules[__name__], args, variant, collect_rng)
+    else:
+        tables = Tables(variant, args.num_envs, args.opponent_mix, collect_rng, args.end_on_redeal)
     buf = Rollout(batch)
     agent = NeuralAgent(net, name=f"neural:{args.run_name}")
     last_eval: dict = {}
@@ -444,7 +446,10 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
             stats = {"return_team0": [], "return_team1": []}
             t0 = time.time()
             net.eval()
-            collect(net, tables, buf, args.num_steps, stats)
+            if args.ray_workers:
+                tables.collect(net, buf, args.num_steps, stats, writer, global_step + batch)
+            else:
+                collect(net, tables, buf, args.num_steps, stats)
             t_collect = time.time() - t0
             global_step += batch
             adv, returns = compute_gae(buf, args.gamma, args.gae_lambda)

@@ -184,6 +184,15 @@ def validate_train(args):
     args.opponent_mix = opponent_mix(args.opponent_mix)
     if args.activation not in ("relu", "tanh"):
         raise ConfigError(f"option 'activation' must be relu or tanh, got {args.activation!r}")
+    if not 0 <= args.ray_workers <= args.num_envs:
+        raise ConfigError(f"option 'ray_workers' must be between 0 and num_envs ({args.num_envs}), got {args.ray_workers}")
+    if args.ray_workers or args.ray_address:
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise ConfigError("options ray_workers / ray_address need Ray: pip install -e '.[ray]'") from None
+        if not args.ray_workers:
+            raise ConfigError("option 'ray_address' needs ray_workers >= 1")
     if args.num_envs * args.num_steps > args.total_timesteps:
         raise ConfigError(f"total_timesteps ({args.total_timesteps}) is below one rollout "
                           f"(num_envs * num_steps = {args.num_envs * args.num_steps})")

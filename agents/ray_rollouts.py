@@ -1,0 +1,148 @@
+"""Training collection on Ray: ``train.py --ray-workers K [--ray-address ADDR]``.
+
+:class:`RayCollector` stands in for ``train.Tables`` and ``train.collect``:
+``K`` rollout actors (one CPU each) each run ``train.py``'s own collection
+(``Tables`` on a :class:`~belote_env.vector.VectorEnv`, ``collect``) on their
+share of the ``num_envs`` tables with a CPU copy of the policy. Every update
+the learner (the driver, on its own device) sends the weights once
+(``ray.put``), every actor plays ``num_steps`` steps and sends back its
+decisions as numpy arrays (observations, masks, actions, log-probabilities,
+values, rewards, episode ends, the successor links of each seat's trajectory
+and the bootstrap values); they are concatenated into the learner's rollout
+buffer, links shifted, and GAE and the PPO update run as in a local run.
+
+Seeds: every actor is (re)started from a seed drawn from the run's collection
+generator (at the start, and after every checkpoint, as the local tables
+are), so a Ray run is reproducible and ``--resume`` continues it exactly.
+An actor that dies is replaced by a new one, seeded from the same generator,
+and its share of the rollout is played again; the run goes on (its results
+then differ from an uninterrupted run's, as any re-dealt cards would).
+
+``train.py`` itself is sent to the actors by value (cloudpickle), so the
+workers need the ``agents`` and ``belote_env`` packages but not the script.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from belote_env.observation import OBS_SIZE
+from belote_env.rules.actions import NUM_ACTIONS
+
+BUFFER_FIELDS = ("obs", "mask", "actions", "logprobs", "values", "rewards", "dones", "next_value", "next_index")
+
+
+class RolloutWorker:
+    """One actor: ``n_tables`` tables of ``train.Tables`` and a copy of the network (run as a Ray actor)."""
+
+    def __init__(self, train_fns: dict, variant, n_tables: int, opponent_mix: dict, end_on_redeal: bool,
+                 net_config: dict, num_steps: int):
+        import torch
+
+        torch.set_num_threads(1)
+        self.fns = train_fns
+        self.variant, self.n, self.mix, self.end_on_redeal = variant, n_tables, opponent_mix, end_on_redeal
+        self.net = train_fns["PolicyValueNet"](**net_config)
+        self.net.eval()
+        self.buf = train_fns["Rollout"](n_tables * num_steps)
+        self.tables = None
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def reset(self, seed: int) -> None:
+        """New tables, opponents and sampling generator, all from ``seed``."""
+        import torch
+
+        torch.manual_seed(seed)
+        self.tables = self.fns["Tables"](self.variant, self.n, self.mix, np.random.default_rng(seed), self.end_on_redeal)
+
+    def collect(self, weights: dict, num_steps: int) -> dict:
+        import torch
+
+        self.net.load_state_dict({k: torch.tensor(v) for k, v in weights.items()})  # copies: Ray arrays are read-only
+        stats = {"return_team0": [], "return_team1": []}
+        t0 = time.perf_counter()
+        self.fns["collect"](self.net, self.tables, self.buf, num_steps, stats)
+        n = self.buf.size
+        out = {f: getattr(self.buf, f)[:n] for f in BUFFER_FIELDS}
+        out.update(stats=stats, seconds=time.perf_counter() - t0, steps=self.n * num_steps)
+        return out
+
+
+class RayCollector:
+    """``K`` rollout actors standing in for ``train.Tables`` (``rng``, ``reset_all``) and ``train.collect``."""
+
+    def __init__(self, train_module, args, variant, rng: np.random.Generator):
+        import ray
+
+        from .distributed import connect
+
+        k = args.ray_workers
+        connect(args.ray_address or None, num_cpus=None if args.ray_address else max(k, os.cpu_count() or 1))
+        ray.cloudpickle.register_pickle_by_value(train_module)  # actors need no train.py on their path
+        self.ray = ray
+        self.rng = rng
+        self.num_steps = args.num_steps
+        base, extra = divmod(args.num_envs, k)
+        self.sizes = [base + (i < extra) for i in range(k)]
+        fns = {name: getattr(train_module, name) for name in ("Tables", "Rollout", "collect", "PolicyValueNet")}
+        net_config = {"obs_size": OBS_SIZE, "hidden_sizes": list(args.hidden_sizes), "num_actions": NUM_ACTIONS,
+                      "activation": args.activation}
+        self._spawn = lambda i: ray.remote(num_cpus=1, max_restarts=0)(RolloutWorker).remote(
+            fns, variant, self.sizes[i], dict(args.opponent_mix), args.end_on_redeal, net_config, args.num_steps)
+        self.actors = [self._spawn(i) for i in range(k)]
+        self.replaced = 0  # actors that died and were replaced
+        self.worker_sps: list[float] = [0.0] * k
+        self.reset_all()
+
+    def reset_all(self) -> None:
+        """Reseed every actor from the collection generator (what the local tables' ``reset_all`` is)."""
+        seeds = [int(s) for s in self.rng.integers(2**63, size=len(self.actors))]
+        self.ray.get([a.reset.remote(s) for a, s in zip(self.actors, seeds)])
+
+    def _replace(self, i: int) -> None:
+        self.replaced += 1
+        self.actors[i] = self._spawn(i)
+        self.ray.get(self.actors[i].reset.remote(int(self.rng.integers(2**63))))
+
+    def collect(self, net, buf, num_steps: int, stats: dict, writer=None, global_step: int = 0) -> None:
+        """One rollout of every actor with ``net``'s weights, merged into ``buf``; ``stats`` as ``train.collect``.
+        With ``writer``: each actor's steps/s (``charts/worker_SPS/<k>``) and the replacements so far."""
+        from ray.exceptions import RayActorError
+
+        weights = self.ray.put({k: v.detach().cpu().numpy() for k, v in net.state_dict().items()})
+        futures = [a.collect.remote(weights, num_steps) for a in self.actors]
+        parts = []
+        for i, f in enumerate(futures):
+            while True:
+                try:
+                    parts.append(self.ray.get(f))
+                    break
+                except RayActorError:  # the actor's process died: a new one plays its share again
+                    self._replace(i)
+                    f = self.actors[i].collect.remote(weights, num_steps)
+        buf.clear()
+        off = 0
+        for i, p in enumerate(parts):
+            n = len(p["actions"])
+            for name in BUFFER_FIELDS:
+                getattr(buf, name)[off:off + n] = p[name]
+            links = buf.next_index[off:off + n]
+            links[links >= 0] += off
+            off += n
+            for key, v in p["stats"].items():
+                if isinstance(v, list):
+                    stats.setdefault(key, []).extend(v)
+                else:
+                    stats[key] = stats.get(key, 0) + v
+            self.worker_sps[i] = p["steps"] / max(p["seconds"], 1e-9)
+        buf.size = off
+        if writer is not None:
+            for i, sps in enumerate(self.worker_sps):
+                writer.add_scalar(f"charts/worker_SPS/{i}", sps, global_step)
+            writer.add_scalar("charts/workers_replaced", self.replaced, global_step)
+

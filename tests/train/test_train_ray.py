@@ -1,0 +1,84 @@
+"""train.py --ray-workers: collection on Ray rollout actors (agents.ray_rollouts). A killed run resumes
+exactly; an actor whose process dies is replaced and collection goes on; the merged rollout is one
+consistent buffer. Skipped where Ray is not installed (the main suite; .ci/integrations runs them)."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import REPO, run_train
+
+OPTIONS = ["--config", "configs/train/tiny.yaml", "--total-timesteps", str(8 * 512), "--eval-every", "0",
+           "--final-eval-pairs", "0", "--checkpoint-every", "1", "--keep-checkpoints", "20", "--ray-workers", "2"]
+
+
+def test_options_are_checked_before_the_run(tmp_path):
+    proc = subprocess.run([sys.executable, "train.py", "--config", "configs/train/tiny.yaml", "--ray-workers", "9",
+                           "--runs-dir", str(tmp_path)], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 2 and "ray_workers" in proc.stderr and not any(tmp_path.iterdir())
+
+
+@pytest.fixture(scope="module")
+def ray_module():
+    return pytest.importorskip("ray")
+
+
+def test_killed_ray_run_resumes_exactly(tmp_path, ray_module):
+    runs = tmp_path / "runs"
+    ckpt_dir = runs / "cut" / "checkpoints"
+    proc = subprocess.Popen([sys.executable, "train.py", *OPTIONS, "--runs-dir", str(runs), "--run-name", "cut"],
+                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 180
+    while not list(ckpt_dir.glob("ckpt_*.pt")):
+        assert proc.poll() is None, f"run ended before its first checkpoint: {proc.stderr.read().decode()[-2000:]}"
+        assert time.time() < deadline, "no checkpoint within 180 s"
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    killed_at = torch.load(sorted(ckpt_dir.glob("ckpt_*.pt"))[-1], weights_only=True)
+    assert killed_at["update"] < 8, "the run finished before it could be killed"
+    run_train(*OPTIONS, "--runs-dir", str(runs), "--run-name", "cut", "--resume", timeout=300)
+    run_train(*OPTIONS, "--runs-dir", str(runs), "--run-name", "whole", timeout=300)
+    final = torch.load(ckpt_dir / "latest.pt", weights_only=True)["model"]
+    whole = torch.load(runs / "whole" / "checkpoints" / "latest.pt", weights_only=True)["model"]
+    for name, tensor in whole.items():
+        assert torch.equal(tensor, final[name]), f"{name} differs after resume"
+
+
+def test_a_dead_actor_is_replaced_and_collection_goes_on(ray_module):
+    sys.path.insert(0, str(REPO))
+    import train
+    from agents.ray_rollouts import RayCollector
+    from belote_env.variants import load_variant
+
+    args, _, _ = train.parse_args(["--config", "configs/train/tiny.yaml", "--ray-workers", "2"])
+    net = train.PolicyValueNet(hidden_sizes=args.hidden_sizes)
+    collector = RayCollector(train, args, load_variant(args.variant), np.random.default_rng(0))
+    buf = train.Rollout(args.num_envs * args.num_steps)
+    stats = {"return_team0": [], "return_team1": []}
+    collector.collect(net, buf, args.num_steps, stats)
+    _check_buffer(buf)
+    pid = ray_module.get(collector.actors[0].pid.remote())
+    os.kill(pid, signal.SIGKILL)
+    collector.collect(net, buf, args.num_steps, stats)
+    assert collector.replaced == 1
+    _check_buffer(buf)
+    assert ray_module.get(collector.actors[0].pid.remote()) != pid
+    assert stats["return_team0"] or any(k not in ("return_team0", "return_team1", "all_pass") for k in stats)
+
+
+def _check_buffer(buf):
+    """Every decision is the network's, its action legal; successor links point forward inside the buffer."""
+    n = buf.size
+    assert n > 0
+    assert buf.mask[np.arange(n), buf.actions[:n]].all()
+    links = buf.next_index[:n]
+    has = links >= 0
+    assert (links[has] > np.flatnonzero(has)).all() and (links[has] < n).all()
+    assert not (has & buf.dones[:n]).any()  # an episode's last decision has no successor
