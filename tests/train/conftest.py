@@ -18,6 +18,28 @@ def run_train(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return proc
 
 
+def kill_after_first_checkpoint(options, runs: Path, name: str, timeout: float = 90) -> dict:
+    """Start ``train.py OPTIONS`` as run ``name``, SIGKILL it as soon as its first ``ckpt_*.pt`` exists;
+    returns that checkpoint (asserting the run had not finished)."""
+    import os
+    import signal
+    import time
+
+    import torch
+
+    ckpt_dir = runs / name / "checkpoints"
+    proc = subprocess.Popen([sys.executable, "train.py", *options, "--runs-dir", str(runs), "--run-name", name],
+                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + timeout
+    while not list(ckpt_dir.glob("ckpt_*.pt")):
+        assert proc.poll() is None, f"run ended before its first checkpoint: {proc.stderr.read().decode()[-2000:]}"
+        assert time.time() < deadline, f"no checkpoint within {timeout} s"
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    return torch.load(sorted(ckpt_dir.glob("ckpt_*.pt"))[-1], weights_only=True)
+
+
 @pytest.fixture(scope="session")
 def tiny_run(tmp_path_factory):
     """One finished run of configs/train/tiny.yaml (4 updates, evaluation included): (run dir, stdout)."""

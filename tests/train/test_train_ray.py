@@ -6,13 +6,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
 import torch
 
-from conftest import REPO, run_train
+from conftest import REPO, kill_after_first_checkpoint, run_train
 
 OPTIONS = ["--config", "configs/train/tiny.yaml", "--total-timesteps", str(8 * 512), "--eval-every", "0",
            "--final-eval-pairs", "0", "--checkpoint-every", "1", "--keep-checkpoints", "20", "--ray-workers", "2"]
@@ -32,16 +31,7 @@ def ray_module():
 def test_killed_ray_run_resumes_exactly(tmp_path, ray_module):
     runs = tmp_path / "runs"
     ckpt_dir = runs / "cut" / "checkpoints"
-    proc = subprocess.Popen([sys.executable, "train.py", *OPTIONS, "--runs-dir", str(runs), "--run-name", "cut"],
-                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.time() + 180
-    while not list(ckpt_dir.glob("ckpt_*.pt")):
-        assert proc.poll() is None, f"run ended before its first checkpoint: {proc.stderr.read().decode()[-2000:]}"
-        assert time.time() < deadline, "no checkpoint within 180 s"
-        time.sleep(0.02)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    killed_at = torch.load(sorted(ckpt_dir.glob("ckpt_*.pt"))[-1], weights_only=True)
+    killed_at = kill_after_first_checkpoint(OPTIONS, runs, "cut", timeout=180)
     assert killed_at["update"] < 8, "the run finished before it could be killed"
     run_train(*OPTIONS, "--runs-dir", str(runs), "--run-name", "cut", "--resume", timeout=300)
     run_train(*OPTIONS, "--runs-dir", str(runs), "--run-name", "whole", timeout=300)

@@ -1,15 +1,10 @@
 """Kill a run after its first checkpoint, resume it, and compare with an uninterrupted run."""
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 
 import torch
 
-from conftest import REPO, run_train
+from conftest import kill_after_first_checkpoint, run_train
 
 # 12 updates of 512 decisions; no evaluation, so the runs take a few seconds
 OPTIONS = ["--config", "configs/train/tiny.yaml", "--total-timesteps", str(12 * 512), "--eval-every", "0",
@@ -25,17 +20,7 @@ def test_killed_run_resumes_where_it_left_off(tmp_path):
 
     runs = tmp_path / "runs"
     ckpt_dir = runs / "cut" / "checkpoints"
-    proc = subprocess.Popen([sys.executable, "train.py", *OPTIONS, "--runs-dir", str(runs), "--run-name", "cut"],
-                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.time() + 90
-    while not list(ckpt_dir.glob("ckpt_*.pt")):
-        assert proc.poll() is None, f"run ended before its first checkpoint: {proc.stderr.read().decode()[-2000:]}"
-        assert time.time() < deadline, "no checkpoint within 90 s"
-        time.sleep(0.02)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    done = sorted(ckpt_dir.glob("ckpt_*.pt"))
-    killed_at = torch.load(done[-1], weights_only=True)
+    killed_at = kill_after_first_checkpoint(OPTIONS, runs, "cut")
     assert killed_at["update"] < 12, "the run finished before it could be killed; make it longer"
     steps_before = train.read_scalars(runs / "cut")["losses/entropy"][0].tolist()
 
