@@ -4,8 +4,9 @@
 >>> make_agent("heuristic")
 <HeuristicAgent heuristic>
 
-Registry names: ``random`` (uniform over legal actions) and ``heuristic``
-(rule-based bidding and card play). A spec that is an existing file or ends
+Registry names: ``random`` (uniform over legal actions), ``heuristic``
+(rule-based bidding and card play) and the trained agents shipped in
+``agents/pretrained/`` (``ppo_coinche``...; see :mod:`agents.pretrained`). A spec that is an existing file or ends
 with ``.pt`` is a checkpoint, loaded by ``agents.neural.load_agent``. A spec
 ``module:factory`` imports ``module`` and calls ``factory()``, which returns
 an Agent or a callable ``fn(observation, action_mask) -> action`` (wrapped in
@@ -109,5 +110,16 @@ def _heuristic() -> Agent:
 
 register_agent("random", _random)
 register_agent("heuristic", _heuristic)
+
+
+def _register_pretrained() -> None:
+    """Every weights file of agents/pretrained/ under its name (``ppo_coinche``...); torch loads on use."""
+    from .pretrained import available, load_pretrained
+
+    for name in available():
+        register_agent(name, lambda name=name: load_pretrained(name))
+
+
+_register_pretrained()
 
 __all__ = ["Agent", "AgentSpecError", "make_agent", "register_agent", "agent_names", "is_checkpoint_spec"]

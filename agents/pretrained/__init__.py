@@ -1,0 +1,85 @@
+"""Trained agents shipped with the project, built by name: ``make_agent("ppo_coinche")``.
+
+Each ``<name>.pt`` file of this folder is a weights-only checkpoint (format
+``belote_env.neural/2``: model config, half-precision weights and their
+SHA-256 digest, no optimizer, options or RNG state), loaded with
+``torch.load(weights_only=True)`` and checked like any checkpoint
+(:func:`agents.checkpoint.load_checkpoint`); ``<name>.md`` is its model card
+(config, steps, wall time, machine, results with intervals). The names are
+registered in :mod:`agents` at import, without importing torch.
+
+    python -m agents.pretrained                                    # the shipped agents and their cards' first line
+    python -m agents.pretrained export runs/coinche_s1/checkpoints/latest.pt ppo_coinche
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+PRETRAINED_DIR = Path(__file__).resolve().parent
+MAX_BYTES = 2 * 1024 * 1024  # a shipped file stays under 2 MB
+
+
+def available() -> list[str]:
+    """Names of the shipped agents (one ``<name>.pt`` each)."""
+    return sorted(p.stem for p in PRETRAINED_DIR.glob("*.pt"))
+
+
+def pretrained_path(name: str) -> Path:
+    return PRETRAINED_DIR / f"{name}.pt"
+
+
+def load_pretrained(name: str, sample: bool = False, seed: int | None = None):
+    """The shipped agent ``name`` as a :class:`agents.neural.NeuralAgent` (greedy unless ``sample``)."""
+    from ..neural import load_agent
+
+    path = pretrained_path(name)
+    if not path.is_file():
+        from .. import AgentSpecError
+
+        raise AgentSpecError(f"no pretrained agent {name!r}; shipped: {', '.join(available()) or 'none'}")
+    agent = load_agent(path, sample=sample, seed=seed)
+    agent.name = name
+    return agent
+
+
+def export_pretrained(checkpoint: str | Path, name: str, out_dir: str | Path = PRETRAINED_DIR) -> Path:
+    """Write the weights of a ``train.py`` checkpoint as ``<out_dir>/<name>.pt``: half precision, weights
+    only, with their digest (what :func:`load_pretrained` reads). Returns the path."""
+    import torch
+
+    from ..checkpoint import atomic_save, checkpoint_dict, load_checkpoint
+    from ..neural import build_net
+
+    ckpt = load_checkpoint(checkpoint)
+    net = build_net(ckpt, checkpoint).half()
+    meta = {k: ckpt[k] for k in ("update", "global_step", "elapsed_s") if k in ckpt}
+    if "args" in ckpt:
+        meta["variant"] = ckpt["args"].get("variant")
+    path = Path(out_dir) / f"{name}.pt"
+    atomic_save(checkpoint_dict(net, trained=meta), path)
+    size = path.stat().st_size
+    if size > MAX_BYTES:
+        path.unlink()
+        raise ValueError(f"{name}: {size:,} bytes in half precision, over the {MAX_BYTES:,}-byte limit of a shipped agent")
+    torch.load(path, weights_only=True)  # it reads back with the safe loader
+    return path
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["export"] and len(argv) == 3:
+        print(export_pretrained(argv[1], argv[2]))
+        return 0
+    if argv:
+        print("usage: python -m agents.pretrained [export CHECKPOINT NAME]", file=sys.stderr)
+        return 2
+    for name in available():
+        card = PRETRAINED_DIR / f"{name}.md"
+        first = card.read_text().splitlines()[0].lstrip("# ") if card.is_file() else "(no model card)"
+        print(f"{name}: {first}")
+    return 0
+
+
+__all__ = ["MAX_BYTES", "PRETRAINED_DIR", "available", "export_pretrained", "load_pretrained", "pretrained_path"]
