@@ -87,7 +87,8 @@ def run_chunks(tasks: list, address: str | None = None, num_cpus: int | None = N
             except ray.exceptions.RayTaskError as e:  # an agent raised: its own error, with the worker's traceback
                 raise e.as_instanceof_cause() from None
             except ray.exceptions.WorkerCrashedError as e:
-                raise RuntimeError(f"a tournament chunk's worker died {max_retries + 1} times; giving up ({e})") from None
+                raise RuntimeError(f"a tournament chunk's worker died {max_retries + 1} times; "
+                                   f"giving up ({e})") from None
     finally:
         for ref in pending:  # on an error, or a consumer that stopped early: leave no chunk running
             ray.cancel(ref, force=True)

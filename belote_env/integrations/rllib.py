@@ -65,8 +65,7 @@ class BeloteMultiAgentEnv(MultiAgentEnv):
 
     def __init__(self, config: dict | None = None):
         super().__init__()
-        kwargs = {k: v for k, v in dict(config or {}).items()}
-        self.aec = make_aec_env(**kwargs)
+        self.aec = make_aec_env(**dict(config or {}))
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
         space = observation_space()

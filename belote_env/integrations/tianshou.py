@@ -28,7 +28,8 @@ try:
     import tianshou  # noqa: F401
     from tianshou.utils.net.common import AbstractDiscreteActor
 except ImportError as e:  # pragma: no cover - depends on the environment
-    raise ImportError(f"belote_env.integrations.tianshou needs Tianshou: pip install 'belote_env[tianshou]' ({e})") from None
+    raise ImportError(f"belote_env.integrations.tianshou needs Tianshou: "
+                      f"pip install 'belote_env[tianshou]' ({e})") from None
 
 import gymnasium
 import numpy as np
