@@ -120,6 +120,20 @@ def beats(card, win_card, strain):
 
 
 @njit(cache=True, inline="always")
+def _could_beat(hand, led, win_card, strain):
+    """Whether ``hand`` holds a card that could take the trick from ``win_card`` (suit ``led``)."""
+    follow = hand & SUIT_MASKS[led]
+    if follow:
+        return (win_card >> 3) == led and (follow & HIGHER[strain, win_card]) != 0
+    if strain >= 4:
+        return False
+    trumps = hand & TRUMP_MASK[strain]
+    if (win_card >> 3) == strain:
+        return (trumps & HIGHER[strain, win_card]) != 0
+    return trumps != 0
+
+
+@njit(cache=True, inline="always")
 def _lowbit_index(x):
     i = 0
     while (x >> i) & 1 == 0:
@@ -137,7 +151,7 @@ def _hash(k0, k1, meta):
 
 
 @njit(cache=True)
-def gen_moves(ctx, hands, seat, led, win_card, win_seat, rem, tt_best, ply, history, killers):
+def gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, tt_best, ply, history, killers):
     """Legal cards of ``seat`` after equivalent-card pruning, best first, in ``killers[ply, 2:10]`` (a buffer
     per ply, so no node allocates); returns their count."""
     strain = ctx[C_STRAIN]
@@ -173,15 +187,31 @@ def gen_moves(ctx, hands, seat, led, win_card, win_seat, rem, tt_best, ply, hist
             s = 1 << 38
         else:
             s = history[seat, c] << 8
+            # static order: a trick our side is sure to win takes points; a doubtful one is won high
+            # and cheap; a lost one gets the cheapest card
             if led < 0:
-                s += STRENGTH[strain, c]
+                nwin = c
+                nws = seat
+            elif beats(c, win_card, strain):
+                nwin = c
+                nws = seat
             else:
-                if partner_winning:
-                    s += pts * 4  # give points to the partner's trick
-                elif beats(c, win_card, strain):
-                    s += (1 << 30) - pts * 4 - STRENGTH[strain, c]  # win it, cheaply
+                nwin = win_card
+                nws = win_seat
+            if (nws & 1) == (seat & 1):
+                sure = True
+                nled = c >> 3 if led < 0 else led
+                for k in range(1, 4 - ntrick):
+                    o = (seat + k) & 3
+                    if (o & 1) != (seat & 1) and _could_beat(hands[o], nled, nwin, strain):
+                        sure = False
+                        break
+                if sure:
+                    s += (1 << 30) + pts * 16 - STRENGTH[strain, c]
                 else:
-                    s -= pts * 4 + STRENGTH[strain, c]  # cannot win: discard low
+                    s += (1 << 29) - pts * 16 + STRENGTH[strain, c]
+            else:
+                s -= pts * 16 + STRENGTH[strain, c]
         # insertion, best first
         j = n
         while j > 0 and buf[9 + j] < s:
@@ -260,7 +290,7 @@ def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_c
     if -bound >= beta:
         return -bound
     # the cards of the trick in progress are still in play for the equivalence of cards
-    n = gen_moves(ctx, hands, seat, led, win_card, win_seat, rem | trick_mask, tt_best, ply, history, killers)
+    n = gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem | trick_mask, tt_best, ply, history, killers)
     moves = killers[ply, 2:10]
     maximize = (seat & 1) == 0
     best = -INF if maximize else INF
@@ -360,7 +390,7 @@ def root_values(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, 
     partner_winning = led >= 0 and (win_seat ^ seat) == 2
     legal = legal_cards(hand, led, win_card, partner_winning, strain, ctx[C_OVERTRUMP_PARTNER], ctx[C_UNDERTRUMP])
     rem = hands[0] | hands[1] | hands[2] | hands[3] | trick_mask
-    n = gen_moves(ctx, hands, seat, led, win_card, win_seat, rem, -1, 0, history, killers)
+    n = gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, -1, 0, history, killers)
     moves = killers[0, 2:10].copy()
     guess = 0
     for i in range(n):
