@@ -16,7 +16,8 @@ The card rule is ``belote_env.rules.play.legal_cards`` on masks, and every
 constant (points, trick strength, the cards that beat a card, trump masks) is
 read from ``belote_env.fast.tables``, which builds them from the rules core.
 
-Search: fail-soft alpha-beta, one ply per card, with
+Search: fail-soft alpha-beta, one ply per card, run as null-window tests that
+bisect the interval of the value (:func:`mtdf`; about 8 tests a position), with
 
 - a transposition table at trick starts (key: the four hands, the leader,
   the capot state), storing lower and upper bounds and the best card;
@@ -27,7 +28,13 @@ Search: fail-soft alpha-beta, one ply per card, with
 - equivalent-card pruning: of two cards of one suit in one hand, worth the
   same points, with no card still in play between them in the strain's order
   (cards of completed tricks are gone; cards of the trick in progress are not),
-  only the higher is searched: they win and lose against the same cards.
+  only the higher is searched: they win and lose against the same cards;
+- a bound at every node (no team wins more than the points left) and the
+  last trick computed directly.
+
+The recursive functions (:func:`search` and its callers) are compiled with
+``cache=False``: numba's disk cache crashed (segmentation fault) when it
+loaded them in a second process.
 """
 
 from __future__ import annotations
