@@ -5,8 +5,11 @@
 <HeuristicAgent heuristic>
 
 Registry names: ``random`` (uniform over legal actions), ``heuristic``
-(rule-based bidding and card play) and the trained agents shipped in
-``agents/pretrained/`` (``ppo_coinche``...; see :mod:`agents.pretrained`). A spec that is an existing file or ends
+(rule-based bidding and card play), ``pimc`` (perfect-information Monte
+Carlo over the double-dummy solver), which takes options after a colon:
+``pimc:worlds=32,tricks=6`` (see :mod:`agents.pimc`), and the trained agents
+shipped in ``agents/pretrained/`` (``ppo_coinche``...; see :mod:`agents.pretrained`).
+A spec that is an existing file or ends
 with ``.pt`` is a checkpoint, loaded by ``agents.neural.load_agent``. A spec
 ``module:factory`` imports ``module`` and calls ``factory()``, which returns
 an Agent or a callable ``fn(observation, action_mask) -> action`` (wrapped in
@@ -28,6 +31,7 @@ class AgentSpecError(BeloteError):
 
 
 _REGISTRY: dict[str, Callable[[], Agent]] = {}
+_OPTION_REGISTRY: dict[str, Callable[[str], Agent]] = {}
 
 
 def register_agent(name: str, factory: Callable[[], Agent]) -> None:
@@ -35,6 +39,13 @@ def register_agent(name: str, factory: Callable[[], Agent]) -> None:
     if not name or any(c in name for c in "/\\") or name.endswith(".pt"):
         raise AgentSpecError(f"agent name {name!r} is not allowed: it must not look like a path")
     _REGISTRY[name] = factory
+
+
+def register_agent_with_options(name: str, factory: Callable[[str], Agent]) -> None:
+    """Make ``make_agent(name)`` call ``factory("")`` and ``make_agent("name:opts")`` call ``factory("opts")``
+    (a registered name before the colon wins over a ``module:factory`` reading of the spec)."""
+    register_agent(name, lambda: factory(""))
+    _OPTION_REGISTRY[name] = factory
 
 
 def agent_names() -> list[str]:
@@ -55,6 +66,12 @@ def make_agent(spec: str | Agent) -> Agent:
     spec = str(spec)
     if spec in _REGISTRY:
         return _REGISTRY[spec]()
+    head, sep, options = spec.partition(":")
+    if sep and head in _OPTION_REGISTRY:
+        try:
+            return _OPTION_REGISTRY[head](options)
+        except ValueError as e:
+            raise AgentSpecError(f"agent spec {spec!r}: {e}") from None
     if is_checkpoint_spec(spec):
         if not Path(spec).is_file():
             raise AgentSpecError(f"checkpoint {spec!r} does not exist")
@@ -108,8 +125,15 @@ def _heuristic() -> Agent:
     return HeuristicAgent()
 
 
+def _pimc(options: str) -> Agent:
+    from .pimc import make_pimc
+
+    return make_pimc(options)
+
+
 register_agent("random", _random)
 register_agent("heuristic", _heuristic)
+register_agent_with_options("pimc", _pimc)
 
 
 def _register_pretrained() -> None:
@@ -122,4 +146,5 @@ def _register_pretrained() -> None:
 
 _register_pretrained()
 
-__all__ = ["Agent", "AgentSpecError", "make_agent", "register_agent", "agent_names", "is_checkpoint_spec"]
+__all__ = ["Agent", "AgentSpecError", "make_agent", "register_agent", "register_agent_with_options", "agent_names",
+           "is_checkpoint_spec"]

@@ -1,0 +1,216 @@
+"""Double-dummy solver: the exact value of a card-play position with all four hands known.
+
+>>> from belote_env.search import dd_values
+>>> dd_values(deal)            # deal: a DealState in its play phase
+{4: 81, 12: 64, ...}           # each legal card of the seat to act -> its team's take
+
+A team's *take* from a position is the card points it wins from there to the
+end of the deal: the cards of the trick in progress, those of the tricks left,
+10 for the last trick (dix de der) and, when asked for (``capot_bonus=90``,
+where a capot scores 252 instead of 162), the capot bonus when it wins every
+trick of the deal. Best play means both teams, seeing every hand, maximise
+their own take (without the bonus the two takes add up to a constant; with it
+each team maximises its take minus the other's).
+
+Suit, no-trump and all-trump contracts and every play switch of the variant
+(``overtrump_partner``, ``undertrump``, the no-trump points of ``rules``) are
+solved. The search is an alpha-beta in numba (:mod:`.dd`); importing this
+package loads numba and the kernels are compiled on first use (cached on disk,
+like ``belote_env.fast``'s).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+
+_dd = None
+
+
+def _source_digest() -> str:
+    root = Path(__file__).resolve().parent.parent
+    files = sorted([*root.joinpath("search").glob("*.py"), *root.joinpath("fast").glob("*.py"),
+                    *root.joinpath("rules").glob("*.py"), root / "observation.py", root / "rewards.py"])
+    h = hashlib.sha1()
+    for f in files:
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def kernels():
+    """The :mod:`.dd` kernel module, imported with numba's cache in a folder named after the sources' digest
+    (numba checks only the defining file's timestamp; the kernels freeze constants of other modules)."""
+    global _dd
+    if _dd is None:
+        import numba
+
+        from ..fast import _cache_dir  # noqa: F401  (imports the fast kernels' module first)
+
+        previous = numba.config.CACHE_DIR
+        digest = _source_digest()
+        for base in (os.environ.get("NUMBA_CACHE_DIR"), Path(__file__).resolve().parent / "__pycache__",
+                     Path.home() / ".cache" / "belote_env"):
+            if not base:
+                continue
+            path = Path(base) / f"numba-search-{digest}"
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+                numba.config.CACHE_DIR = str(path)
+                break
+            except OSError:
+                continue
+        try:
+            from . import dd
+        finally:
+            numba.config.CACHE_DIR = previous
+        _dd = dd
+    return _dd
+
+
+class Position:
+    """A card-play position as the solver reads it, from a :class:`DealState` in its play phase."""
+
+    __slots__ = ("strain", "rules", "overtrump_partner", "undertrump", "hands", "seat", "led", "win_card",
+                 "win_seat", "ntrick", "trick_pts", "trick_mask", "tricks_left", "cap", "total")
+
+    def __init__(self, state):
+        if state.phase != "play":
+            raise ValueError(f"the double-dummy solver needs a deal in its play phase, got phase {state.phase!r}")
+        table = state.table
+        v = state.variant
+        self.strain = table.strain
+        self.rules = 1 if v.rules == "officielles" else 0
+        self.overtrump_partner = int(v.overtrump_partner)
+        self.undertrump = int(v.undertrump)
+        self.hands = np.array(state.hands, dtype=np.int64)
+        self.seat = state.seat
+        self.led = state.led if state.trick else -1
+        self.win_card = state.win_card if state.trick else -1
+        self.win_seat = state.win_seat if state.trick else -1
+        self.ntrick = len(state.trick)
+        self.trick_pts = sum(table.points[c] for c in state.trick)
+        m = 0
+        for c in state.trick:
+            m |= 1 << c
+        self.trick_mask = m
+        self.tricks_left = 8 - len(state.tricks)
+        teams = {t.winner & 1 for t in state.tricks}
+        self.cap = 2 if not teams else (teams.pop() if len(teams) == 1 else 3)
+        # cards still to be won: the trick in progress and every card in a hand, plus dix de der
+        self.total = self.trick_pts + sum(table.points[c] for h in state.hands for c in _cards(h)) + 10
+
+    def take(self, diff: int, team: int, capot_bonus: int) -> int:
+        """The take of ``team`` from team 0's take minus team 1's."""
+        d = diff if team == 0 else -diff
+        if capot_bonus:
+            if d == self.total + capot_bonus:
+                return d
+            if -d == self.total + capot_bonus:
+                return 0
+        return (d + self.total) // 2
+
+
+def _cards(mask: int):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+class Solver:
+    """A double-dummy solver with its own transposition table (``2**log2_tt`` entries, about 36 bytes each).
+
+    ``capot_bonus``: points added to the take of a team that wins every trick of the deal (0: none,
+    90: a capot scores 252 rather than 162)."""
+
+    def __init__(self, log2_tt: int = 20, capot_bonus: int = 0):
+        dd = kernels()
+        self._dd = dd
+        self.capot_bonus = int(capot_bonus)
+        self.ctx, self.tt_k, self.tt_meta, self.tt_val, self.history, self.killers = dd.new_tables(log2_tt)
+        self._out = np.zeros(32, dtype=np.int64)
+        self.nodes = 0
+
+    def _prepare(self, pos: Position) -> None:
+        dd, ctx = self._dd, self.ctx
+        ctx[dd.C_STRAIN] = pos.strain
+        ctx[dd.C_RULES] = pos.rules
+        ctx[dd.C_OVERTRUMP_PARTNER] = pos.overtrump_partner
+        ctx[dd.C_UNDERTRUMP] = pos.undertrump
+        ctx[dd.C_CAPOT_BONUS] = self.capot_bonus
+        ctx[dd.C_STAMP] += 1  # a new solve: every table entry of an earlier one is stale
+        ctx[dd.C_NODES] = 0
+        self.history[:] = 0
+        self.killers[:] = -1
+
+    def values_of(self, pos: Position) -> dict[int, int]:
+        """Each legal card of the seat to act -> its team's take (see the module doc)."""
+        self._prepare(pos)
+        cap = pos.cap if self.capot_bonus else 3
+        legal = self._dd.root_values(
+            self.ctx, self.tt_k, self.tt_meta, self.tt_val, self.history, self.killers, pos.hands.copy(),
+            pos.seat, pos.led, pos.win_card, pos.win_seat, pos.ntrick, pos.trick_pts, pos.trick_mask,
+            pos.tricks_left, cap, self._out)
+        self.nodes = int(self.ctx[self._dd.C_NODES])
+        team = pos.seat & 1
+        return {c: pos.take(int(self._out[c]), team, self.capot_bonus) for c in _cards(int(legal))}
+
+    def value_of(self, pos: Position) -> int:
+        """The take of the seat to act's team with best play (one search with a full window)."""
+        dd = self._dd
+        self._prepare(pos)
+        cap = pos.cap if self.capot_bonus else 3
+        diff = dd.root_value(
+            self.ctx, self.tt_k, self.tt_meta, self.tt_val, self.history, self.killers, pos.hands.copy(),
+            pos.seat, pos.led, pos.win_card, pos.win_seat, pos.ntrick, pos.trick_pts, pos.trick_mask,
+            pos.tricks_left, cap, -dd.INF, dd.INF)
+        self.nodes = int(self.ctx[dd.C_NODES])
+        return pos.take(int(diff), pos.seat & 1, self.capot_bonus)
+
+    def values(self, state) -> dict[int, int]:
+        return self.values_of(Position(state))
+
+    def value(self, state) -> int:
+        return self.value_of(Position(state))
+
+
+_default: Solver | None = None
+
+
+def default_solver() -> Solver:
+    global _default
+    if _default is None:
+        _default = Solver()
+    return _default
+
+
+def dd_values(state) -> dict[int, int]:
+    """For a deal in its play phase: each legal card of the seat to act -> the card points its team wins
+    from there to the end of the deal (trick in progress included, +10 for the last trick, no capot bonus),
+    with best play by all four seats seeing all hands."""
+    return default_solver().values(state)
+
+
+def dd_value(state) -> int:
+    """The take of the seat to act's team with best play (the best of :func:`dd_values`)."""
+    return default_solver().value(state)
+
+
+def dd_line(state) -> list[int]:
+    """A line of best play from ``state`` to the end of the deal (the cards, in order), each card the best of
+    :func:`dd_values` for the seat that plays it. Replaying it on ``state`` gives every team its take."""
+    st = state.clone()
+    line = []
+    while st.phase == "play":
+        vals = dd_values(st)
+        card = max(vals, key=lambda c: (vals[c], -c))
+        st.apply(card)
+        line.append(card)
+    return line
+
+
+__all__ = ["dd_values", "dd_value", "dd_line", "Solver", "Position", "default_solver", "kernels"]

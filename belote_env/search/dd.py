@@ -1,0 +1,493 @@
+"""numba kernels of the double-dummy solver: alpha-beta over the card play with every hand known.
+
+A position is the four hands now held (32-bit masks), the trick in progress
+(its leader, the cards played in it, the card and seat that hold it), the
+number of tricks left and, when the capot bonus is scored, which team has won
+every trick so far. A team's take from a position is the card points it wins
+from there to the end: the cards of the trick in progress, those of the
+tricks left, 10 for the last trick (dix de der) and ``capot_bonus`` (90 where
+a capot scores 252 instead of 162) when it wins every trick of the deal. The
+value of a position is team 0's take minus team 1's: seats 0 and 2 maximise
+it, seats 1 and 3 minimise it (a zero-sum game; without the capot bonus the
+two takes add up to a constant, so this is the same as each team maximising
+its own take).
+
+The card rule is ``belote_env.rules.play.legal_cards`` on masks, and every
+constant (points, trick strength, the cards that beat a card, trump masks) is
+read from ``belote_env.fast.tables``, which builds them from the rules core.
+
+Search: fail-soft alpha-beta, one ply per card, run as null-window tests that
+bisect the interval of the value (:func:`mtdf`; about 8 tests a position), with
+
+- a transposition table at trick starts (key: the four hands, the leader,
+  the capot state), storing lower and upper bounds and the best card;
+- move ordering: the table's best card, then the killer card of the ply,
+  then a static score (in a trick: win it cheaply when an opponent holds it,
+  give points when the partner's card is sure, else discard low) plus the
+  history score of the card (raised by the depth squared at every cutoff);
+- equivalent-card pruning: of two cards of one suit in one hand, worth the
+  same points, with no card still in play between them in the strain's order
+  (cards of completed tricks are gone; cards of the trick in progress are not),
+  only the higher is searched: they win and lose against the same cards;
+- a bound at every node (no team wins more than the points left) and the
+  last trick computed directly.
+
+The recursive functions (:func:`search` and its callers) are compiled with
+``cache=False``: numba's disk cache crashed (segmentation fault) when it
+loaded them in a second process.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..fast.tables import HIGHER, POINTS, STRENGTH, SUIT_MASKS, TRUMP_MASK
+
+# ORDER[strain, suit, i]: the cards of the suit from weakest to strongest; POS[strain, card]: index in it.
+ORDER = np.zeros((6, 4, 8), dtype=np.int64)
+POS = np.zeros((6, 32), dtype=np.int64)
+for _s in range(6):
+    for _suit in range(4):
+        _cards = sorted(range(8 * _suit, 8 * _suit + 8), key=lambda c: STRENGTH[_s, c])
+        for _i, _c in enumerate(_cards):
+            ORDER[_s, _suit, _i] = _c
+            POS[_s, _c] = _i
+
+# PBYTE[strain, rules, suit, byte]: the card points of the cards of ``suit`` in a byte of a hand mask.
+PBYTE = np.zeros((6, 2, 4, 256), dtype=np.int64)
+for _s in range(6):
+    for _r in range(2):
+        for _suit in range(4):
+            for _b in range(256):
+                PBYTE[_s, _r, _suit, _b] = sum(POINTS[_s, _r, 8 * _suit + _i] for _i in range(8) if _b >> _i & 1)
+
+# ctx: the solve's constants and counters (int64 array).
+C_STRAIN, C_RULES, C_OVERTRUMP_PARTNER, C_UNDERTRUMP, C_CAPOT_BONUS, C_STAMP, C_NODES, C_TTMASK, C_ITERS, C_TTHITS = range(10)
+CTX_SIZE = 10
+MAX_PLY = 33
+CAP_NONE = 3  # no team can still make capot (or the bonus is not scored)
+CAP_START = 2  # no trick completed yet
+INF = 1 << 20
+
+
+def new_tables(log2_size: int = 20):
+    """The transposition table (keys, meta, lower and upper bounds, best card) and the ordering tables."""
+    n = 1 << log2_size
+    tt_k = np.zeros((n, 2), dtype=np.int64)
+    tt_meta = np.full(n, -1, dtype=np.int64)  # leader | cap << 2 | stamp << 4
+    tt_val = np.zeros((n, 3), dtype=np.int32)  # lower bound, upper bound, best card
+    history = np.zeros((4, 32), dtype=np.int64)
+    killers = np.full((MAX_PLY, 18), -1, dtype=np.int64)  # per ply: 2 killer cards, then the move list and scores
+    ctx = np.zeros(CTX_SIZE, dtype=np.int64)
+    ctx[C_TTMASK] = n - 1
+    return ctx, tt_k, tt_meta, tt_val, history, killers
+
+
+@njit(cache=True, inline="always")
+def legal_cards(hand, led, win_card, partner_winning, strain, overtrump_partner, undertrump):
+    """rules.play.legal_cards on masks (led -1 when leading)."""
+    if led < 0:
+        return hand
+    follow = hand & SUIT_MASKS[led]
+    if strain < 4:
+        if follow:
+            if led == strain and (overtrump_partner or not partner_winning):
+                higher = follow & HIGHER[strain, win_card]
+                if higher:
+                    return higher
+            return follow
+        if partner_winning:
+            return hand
+        trumps = hand & TRUMP_MASK[strain]
+        if not trumps:
+            return hand
+        if win_card >> 3 == strain:
+            higher = trumps & HIGHER[strain, win_card]
+            if higher:
+                return higher
+            if undertrump:
+                return trumps
+            return hand
+        return trumps
+    if follow:
+        if strain == 5:
+            higher = follow & HIGHER[strain, win_card]
+            if higher:
+                return higher
+        return follow
+    return hand
+
+
+@njit(cache=True, inline="always")
+def beats(card, win_card, strain):
+    if card >> 3 == win_card >> 3:
+        return STRENGTH[strain, card] > STRENGTH[strain, win_card]
+    return (TRUMP_MASK[strain] >> card) & 1 == 1
+
+
+@njit(cache=True, inline="always")
+def _could_beat(hand, led, win_card, strain):
+    """Whether ``hand`` holds a card that could take the trick from ``win_card`` (suit ``led``)."""
+    follow = hand & SUIT_MASKS[led]
+    if follow:
+        return (win_card >> 3) == led and (follow & HIGHER[strain, win_card]) != 0
+    if strain >= 4:
+        return False
+    trumps = hand & TRUMP_MASK[strain]
+    if (win_card >> 3) == strain:
+        return (trumps & HIGHER[strain, win_card]) != 0
+    return trumps != 0
+
+
+@njit(cache=True, inline="always")
+def _lowbit_index(x):
+    i = 0
+    while (x >> i) & 1 == 0:
+        i += 1
+    return i
+
+
+@njit(cache=True, inline="always")
+def _hash(k0, k1, meta):
+    h = np.uint64(k0) * np.uint64(0x9E3779B97F4A7C15)
+    h ^= np.uint64(k1) * np.uint64(0xC2B2AE3D27D4EB4F)
+    h ^= np.uint64(meta) * np.uint64(0x165667B19E3779F9)
+    h ^= h >> np.uint64(29)
+    return np.int64(h >> np.uint64(1))
+
+
+@njit(cache=True)
+def gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, tt_best, ply, history, killers):
+    """Legal cards of ``seat`` after equivalent-card pruning, best first, in ``killers[ply, 2:10]`` (a buffer
+    per ply, so no node allocates); returns their count."""
+    strain = ctx[C_STRAIN]
+    rules = ctx[C_RULES]
+    hand = hands[seat]
+    partner_winning = led >= 0 and (win_seat ^ seat) == 2
+    legal = legal_cards(hand, led, win_card, partner_winning, strain, ctx[C_OVERTRUMP_PARTNER], ctx[C_UNDERTRUMP])
+    buf = killers[ply]
+    n = 0
+    m = legal
+    while m:
+        c = _lowbit_index(m)
+        m &= m - 1
+        # Equivalent-card pruning: skip c when the next card above it still in play is ours, worth as much.
+        suit = c >> 3
+        pos = POS[strain, c] + 1
+        skip = False
+        while pos < 8:
+            d = ORDER[strain, suit, pos]
+            if (rem >> d) & 1:
+                if (hand >> d) & 1 and POINTS[strain, rules, d] == POINTS[strain, rules, c]:
+                    skip = True
+                break
+            pos += 1
+        if skip:
+            continue
+        pts = POINTS[strain, rules, c]
+        if c == tt_best:
+            s = 1 << 40
+        elif c == killers[ply, 0]:
+            s = 1 << 39
+        elif c == killers[ply, 1]:
+            s = 1 << 38
+        else:
+            s = history[seat, c] << 8
+            # static order: a trick our side is sure to win takes points; a doubtful one is won high
+            # and cheap; a lost one gets the cheapest card
+            if led < 0:
+                nwin = c
+                nws = seat
+            elif beats(c, win_card, strain):
+                nwin = c
+                nws = seat
+            else:
+                nwin = win_card
+                nws = win_seat
+            if (nws & 1) == (seat & 1):
+                sure = True
+                nled = c >> 3 if led < 0 else led
+                for k in range(1, 4 - ntrick):
+                    o = (seat + k) & 3
+                    if (o & 1) != (seat & 1) and _could_beat(hands[o], nled, nwin, strain):
+                        sure = False
+                        break
+                if sure:
+                    s += (1 << 30) + pts * 16 - STRENGTH[strain, c]
+                else:
+                    s += (1 << 29) - pts * 16 + STRENGTH[strain, c]
+            else:
+                s -= pts * 16 + STRENGTH[strain, c]
+        # insertion, best first
+        j = n
+        while j > 0 and buf[9 + j] < s:
+            buf[10 + j] = buf[9 + j]
+            buf[2 + j] = buf[1 + j]
+            j -= 1
+        buf[10 + j] = s
+        buf[2 + j] = c
+        n += 1
+    return n
+
+
+@njit(cache=False)
+def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
+           ntrick, trick_pts, trick_mask, tricks_left, cap, alpha, beta, ply):
+    """Value (team 0's take minus team 1's, see the module doc) of the position, fail-soft in (alpha, beta).
+
+    ``seat`` is to play; ``ntrick`` cards of the trick are down, worth ``trick_pts``, held by
+    ``win_card`` / ``win_seat``, suit ``led`` (-1 when leading); ``trick_mask`` holds them."""
+    ctx[C_NODES] += 1
+    if tricks_left == 0:
+        return 0
+    if ntrick == 0 and tricks_left == 1:
+        # the last trick: one card in each hand, nothing to choose
+        strain = ctx[C_STRAIN]
+        rules = ctx[C_RULES]
+        win = _lowbit_index(hands[seat])
+        wseat = seat
+        pts = 10 + POINTS[strain, rules, win]
+        for k in range(1, 4):
+            s2 = (seat + k) & 3
+            c = _lowbit_index(hands[s2])
+            pts += POINTS[strain, rules, c]
+            if beats(c, win, strain):
+                win = c
+                wseat = s2
+        team = wseat & 1
+        if ctx[C_CAPOT_BONUS] > 0 and (cap == CAP_START or cap == team):
+            pts += ctx[C_CAPOT_BONUS]
+        return pts if team == 0 else -pts
+    alpha0 = alpha
+    beta0 = beta
+    tt_best = -1
+    slot = -1
+    k0 = 0
+    k1 = 0
+    meta = 0
+    if ntrick == 0:
+        k0 = hands[0] | (hands[1] << 32)
+        k1 = hands[2] | (hands[3] << 32)
+        meta = seat | (cap << 2) | (ctx[C_STAMP] << 4)
+        slot = _hash(k0, k1, meta) & ctx[C_TTMASK]
+        if tt_meta[slot] == meta and tt_k[slot, 0] == k0 and tt_k[slot, 1] == k1:
+            lo = tt_val[slot, 0]
+            hi = tt_val[slot, 1]
+            tt_best = tt_val[slot, 2]
+            ctx[C_TTHITS] += 1
+            if lo == hi or lo >= beta:
+                return lo
+            if hi <= alpha:
+                return hi
+            if lo > alpha:
+                alpha = lo
+            if hi < beta:
+                beta = hi
+    rem = hands[0] | hands[1] | hands[2] | hands[3]
+    # bound: no team can win more than every point still to be won
+    strain = ctx[C_STRAIN]
+    rules = ctx[C_RULES]
+    bound = trick_pts + 10 + PBYTE[strain, rules, 0, rem & 255] + PBYTE[strain, rules, 1, (rem >> 8) & 255] \
+        + PBYTE[strain, rules, 2, (rem >> 16) & 255] + PBYTE[strain, rules, 3, (rem >> 24) & 255]
+    if cap != CAP_NONE:
+        bound += ctx[C_CAPOT_BONUS]
+    if bound <= alpha:
+        return bound
+    if -bound >= beta:
+        return -bound
+    # the cards of the trick in progress are still in play for the equivalence of cards
+    n = gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem | trick_mask, tt_best, ply, history, killers)
+    moves = killers[ply, 2:10]
+    maximize = (seat & 1) == 0
+    best = -INF if maximize else INF
+    best_card = moves[0]
+    for i in range(n):
+        c = moves[i]
+        bit = 1 << c
+        hands[seat] ^= bit
+        pts = trick_pts + POINTS[strain, rules, c]
+        if ntrick == 0:
+            nled = c >> 3
+            nwin_card = c
+            nwin_seat = seat
+        else:
+            nled = led
+            if beats(c, win_card, strain):
+                nwin_card = c
+                nwin_seat = seat
+            else:
+                nwin_card = win_card
+                nwin_seat = win_seat
+        if ntrick == 3:
+            team = nwin_seat & 1
+            if cap == CAP_START or cap == team:
+                ncap = team
+            else:
+                ncap = CAP_NONE
+            gain = pts
+            if tricks_left == 1:
+                gain += 10
+                if ncap == team and ctx[C_CAPOT_BONUS] > 0:
+                    gain += ctx[C_CAPOT_BONUS]
+            if ctx[C_CAPOT_BONUS] == 0:
+                ncap = CAP_NONE
+            add = gain if team == 0 else -gain
+            v = add + search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, nwin_seat, -1, -1, -1,
+                             0, 0, 0, tricks_left - 1, ncap, alpha - add, beta - add, ply + 1)
+        else:
+            v = search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, (seat + 1) & 3, nled, nwin_card,
+                       nwin_seat, ntrick + 1, pts, trick_mask | bit, tricks_left, cap, alpha, beta, ply + 1)
+        hands[seat] ^= bit
+        if maximize:
+            if v > best:
+                best = v
+                best_card = c
+            if best > alpha:
+                alpha = best
+        else:
+            if v < best:
+                best = v
+                best_card = c
+            if best < beta:
+                beta = best
+        if alpha >= beta:
+            history[seat, c] += (33 - ply) * (33 - ply)
+            if killers[ply, 0] != c:
+                killers[ply, 1] = killers[ply, 0]
+                killers[ply, 0] = c
+            break
+    if slot >= 0:
+        if tt_meta[slot] == meta and tt_k[slot, 0] == k0 and tt_k[slot, 1] == k1:
+            lo = tt_val[slot, 0]
+            hi = tt_val[slot, 1]
+        else:
+            lo = -INF
+            hi = INF
+        if best <= alpha0:
+            if best < hi:
+                hi = best
+        elif best >= beta0:
+            if best > lo:
+                lo = best
+        else:
+            lo = best
+            hi = best
+        tt_k[slot, 0] = k0
+        tt_k[slot, 1] = k1
+        tt_meta[slot] = meta
+        tt_val[slot, 0] = lo
+        tt_val[slot, 1] = hi
+        tt_val[slot, 2] = best_card
+    return best
+
+
+
+
+@njit(cache=False)
+def root_values(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
+                ntrick, trick_pts, trick_mask, tricks_left, cap, out):
+    """The exact value of every legal card of ``seat`` in ``out`` (indexed by card; untouched for others).
+
+    Each card is searched with a full window; of equivalent cards only the highest is searched and the
+    others get its value. Returns the legal mask."""
+    strain = ctx[C_STRAIN]
+    rules = ctx[C_RULES]
+    hand = hands[seat]
+    partner_winning = led >= 0 and (win_seat ^ seat) == 2
+    legal = legal_cards(hand, led, win_card, partner_winning, strain, ctx[C_OVERTRUMP_PARTNER], ctx[C_UNDERTRUMP])
+    rem = hands[0] | hands[1] | hands[2] | hands[3] | trick_mask
+    n = gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, -1, 0, history, killers)
+    moves = killers[0, 2:10].copy()
+    guess = 0
+    for i in range(n):
+        c = moves[i]
+        bit = 1 << c
+        hands[seat] ^= bit
+        pts = trick_pts + POINTS[strain, rules, c]
+        if ntrick == 0:
+            nled = c >> 3
+            nwin_card = c
+            nwin_seat = seat
+        else:
+            nled = led
+            if beats(c, win_card, strain):
+                nwin_card = c
+                nwin_seat = seat
+            else:
+                nwin_card = win_card
+                nwin_seat = win_seat
+        if ntrick == 3:
+            team = nwin_seat & 1
+            if cap == CAP_START or cap == team:
+                ncap = team
+            else:
+                ncap = CAP_NONE
+            gain = pts
+            if tricks_left == 1:
+                gain += 10
+                if ncap == team and ctx[C_CAPOT_BONUS] > 0:
+                    gain += ctx[C_CAPOT_BONUS]
+            if ctx[C_CAPOT_BONUS] == 0:
+                ncap = CAP_NONE
+            add = gain if team == 0 else -gain
+            v = add + mtdf(ctx, tt_k, tt_meta, tt_val, history, killers, hands, nwin_seat, -1, -1, -1,
+                           0, 0, 0, tricks_left - 1, ncap, guess - add, 1)
+        else:
+            v = mtdf(ctx, tt_k, tt_meta, tt_val, history, killers, hands, (seat + 1) & 3, nled, nwin_card,
+                     nwin_seat, ntrick + 1, pts, trick_mask | bit, tricks_left, cap, guess, 1)
+        hands[seat] ^= bit
+        out[c] = v
+        guess = v
+    # equivalent cards: the value of the next card above that was searched, from the top down
+    for pos in range(7, -1, -1):
+        for suit in range(4):
+            c = ORDER[strain, suit, pos]
+            if (legal >> c) & 1 and not _searched(moves, n, c):
+                p = pos + 1
+                while p < 8:
+                    d = ORDER[strain, suit, p]
+                    if (rem >> d) & 1:
+                        out[c] = out[d]
+                        break
+                    p += 1
+    return legal
+
+
+@njit(cache=True, inline="always")
+def _searched(moves, n, c):
+    for i in range(n):
+        if moves[i] == c:
+            return True
+    return False
+
+
+@njit(cache=False)
+def root_value(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
+               ntrick, trick_pts, trick_mask, tricks_left, cap, alpha, beta):
+    """:func:`search` from the root (an entry point, so that ``search`` is only ever compiled for the
+    argument types it calls itself with)."""
+    return mtdf(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
+                ntrick, trick_pts, trick_mask, tricks_left, cap, 0, 0)
+
+
+@njit(cache=False)
+def mtdf(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
+         ntrick, trick_pts, trick_mask, tricks_left, cap, guess, ply):
+    """The exact value by null-window searches: the first at ``guess``, then a bisection of the interval
+    still open (each fail-soft answer narrows it; the table keeps the bounds each search proves)."""
+    lo = -512  # the value is > lo (every value is within +-(162 + capot bonus))
+    hi = 512  # the value is <= hi
+    test = guess
+    while hi - lo > 1:
+        ctx[C_ITERS] += 1
+        g = search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
+                   ntrick, trick_pts, trick_mask, tricks_left, cap, test, test + 1, ply)
+        if g > test:
+            lo = g - 1
+        else:
+            hi = g
+        if hi - lo <= 1:
+            break
+        test = (lo + hi) // 2
+    return hi

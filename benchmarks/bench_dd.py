@@ -1,0 +1,109 @@
+"""Speed of the double-dummy solver and of the pimc agent: one figure per line.
+
+    python benchmarks/bench_dd.py [--deals 200] [--pimc-pairs 20] [--jobs 2] [--seed 0]
+
+- Full-deal solve: ``--deals`` random deals per strain (hearts trump, no trump,
+  all trumps; coinche rules, the first seat bids 80 in the strain, nobody has
+  played), the value of the position (``Solver.value``: one search, exact) at
+  the first lead, on one core per strain: mean, median, p99 and max in ms, and
+  nodes per second. Strains run in parallel processes (``--jobs``), each on its
+  own core when the machine has them free.
+- pimc at its default options: the milliseconds of each ``act`` of the agent
+  over ``--pimc-pairs`` duplicate pairs against the heuristic in coinche: all
+  decisions, and the card decisions that search (the others are the
+  heuristic's). Compilation is done before timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from belote_env.rules.cards import ALL_TRUMP, HEARTS, NO_TRUMP  # noqa: E402
+
+STRAINS = (("hearts", HEARTS), ("no trump", NO_TRUMP), ("all trump", ALL_TRUMP))
+
+
+def _pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def solve_deals(task):
+    label, strain, n, seed = task
+    from belote_env.search import Position, Solver
+    from belote_env.search.reference import play_position
+    from belote_env.variants import load_variant
+
+    v = load_variant("coinche")
+    solver = Solver()
+    rng = random.Random(f"{seed}:{strain}")
+    solver.value(play_position(v, strain, rng, tricks_left=3))  # compile
+    times, nodes = [], []
+    for _ in range(n):
+        pos = Position(play_position(v, strain, rng, tricks_left=8))
+        t = time.perf_counter()
+        solver.value_of(pos)
+        times.append(time.perf_counter() - t)
+        nodes.append(solver.nodes)
+    return label, times, nodes
+
+
+def pimc_times(pairs: int, seed: int):
+    from agents import make_agent
+    from agents.match import duplicate_match
+    from belote_env.search import Solver
+    from belote_env.search.reference import play_position
+    from belote_env.variants import load_variant
+
+    v = load_variant("coinche")
+    Solver(log2_tt=10).values(play_position(v, 1, random.Random(0), tricks_left=3))  # compile
+    agent = make_agent("pimc")
+    all_ms, search_ms = [], []
+    act = agent.act
+
+    def timed(obs, mask, info):
+        t = time.perf_counter()
+        a = act(obs, mask, info)
+        ms = 1000 * (time.perf_counter() - t)
+        all_ms.append(ms)
+        if info.phase == "play" and len(info.legal) > 1 and 8 - len(info.tricks) <= agent.tricks:
+            search_ms.append(ms)
+        return a
+
+    agent.act = timed
+    duplicate_match(agent, make_agent("heuristic"), v, pairs, seed=seed)
+    return all_ms, search_ms
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--deals", type=int, default=200)
+    p.add_argument("--pimc-pairs", type=int, default=20)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args()
+    tasks = [(label, strain, args.deals, args.seed) for label, strain in STRAINS]
+    with Pool(args.jobs) as pool:
+        for label, times, nodes in pool.imap(solve_deals, tasks):
+            ms = [1000 * t for t in times]
+            print(f"full-deal solve, {label}, {len(ms)} deals: mean {statistics.mean(ms):,.1f} ms, "
+                  f"median {statistics.median(ms):,.1f} ms, p99 {_pct(ms, 0.99):,.1f} ms, max {max(ms):,.1f} ms")
+            print(f"nodes/s, {label}: {sum(nodes) / sum(times):,.0f} (mean {statistics.mean(nodes):,.0f} nodes a deal)")
+    if args.pimc_pairs:
+        all_ms, search_ms = pimc_times(args.pimc_pairs, args.seed)
+        for label, xs in (("all decisions", all_ms), ("searched card decisions", search_ms)):
+            print(f"pimc (default options) ms per decision, {label} ({len(xs)}): median {statistics.median(xs):.1f}, "
+                  f"mean {statistics.mean(xs):.1f}, p99 {_pct(xs, 0.99):.1f}, max {max(xs):.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

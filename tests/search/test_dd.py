@@ -1,0 +1,98 @@
+"""The double-dummy solver against exhaustive minimax on the rules core, and on positions a player can check."""
+
+import random
+
+import pytest
+
+from belote_env.rules.state import DealState
+from belote_env.search import Position, Solver, dd_line, dd_value, dd_values
+from belote_env.search.reference import minimax_diff, play_position
+from belote_env.search.verify import SETTINGS, check_position, random_endgame, setting_variant, verify_setting
+
+
+@pytest.mark.parametrize("index", range(len(SETTINGS)), ids=[s[0] for s in SETTINGS])
+def test_endgames_match_minimax(index):
+    # the full run (2,000 endgames per setting) is benchmarks/verify_dd.py; this is a sample of it
+    label, n, failures = verify_setting(index, 40, seed=1)
+    assert failures == [], failures[:3]
+
+
+def test_values_are_takes_of_the_team_to_act():
+    v = setting_variant({})
+    rng = random.Random(3)
+    for _ in range(20):
+        st = play_position(v, 1, rng, tricks_left=3, cards_in_trick=rng.randrange(4))
+        vals = dd_values(st)
+        assert set(vals) == set(st.legal_actions())
+        remaining = sum(st.table.points[c] for c in st.trick) + sum(
+            st.table.points[c] for h in st.hands for c in range(32) if h >> c & 1) + 10
+        assert all(0 <= x <= remaining for x in vals.values())
+
+
+def test_last_trick_is_its_cards_plus_dix_de_der():
+    # one card in each hand: nothing to choose, the take is the trick and its 10 to the team that wins it
+    v = setting_variant({})
+    rng = random.Random(0)
+    st = play_position(v, 1, rng, tricks_left=1)
+    vals = dd_values(st)
+    (card, take), = vals.items()
+    line = dd_line(st)
+    st2 = st.clone()
+    for c in line:
+        st2.apply(c)
+    last = st2.tricks[-1]
+    team = st.seat & 1
+    assert take == (last.points + 10 if last.winner & 1 == team else 0)
+
+
+def test_equivalent_cards_share_a_value():
+    # a 7 and an 8 of one suit in one hand at no trump: touching, both worth 0, so the same value
+    v = setting_variant({})
+    rng = random.Random(5)
+    for _ in range(30):
+        st = play_position(v, 4, rng, tricks_left=4)
+        vals = dd_values(st)
+        hand = st.hands[st.seat]
+        for c in vals:
+            if c & 7 == 0 and hand >> (c + 1) & 1:  # 7 and 8 of a suit, both worth 0 at no trump
+                assert vals[c] == vals[c + 1]
+
+
+def test_capot_bonus_is_scored_only_for_every_trick():
+    v = setting_variant({})
+    rng = random.Random(11)
+    solver = Solver(log2_tt=12, capot_bonus=90)
+    for _ in range(15):
+        st = play_position(v, 1, rng, tricks_left=3, cards_in_trick=rng.randrange(4))
+        pos = Position(st)
+        team = st.seat & 1
+        diff = minimax_diff(st, capot_bonus=90)
+        want = pos.take(diff, team, 90)
+        assert solver.value(st) == want
+
+
+def test_full_deal_value_matches_its_line():
+    v = setting_variant({})
+    rng = random.Random(2)
+    st = play_position(v, 1, rng, tricks_left=6)
+    best = dd_value(st)
+    line = dd_line(st)
+    from belote_env.search.verify import realized_take
+
+    assert realized_take(st, line) == best
+
+
+def test_needs_play_phase():
+    v = setting_variant({})
+    st = DealState.random(v, 0, random.Random(0))
+    with pytest.raises(ValueError, match="play phase"):
+        dd_values(st)
+
+
+def test_check_position_finds_a_wrong_reference(monkeypatch):
+    # the check can fail: a reference that is off by one is caught
+    import belote_env.search.verify as verify
+
+    monkeypatch.setattr(verify, "minimax_values", lambda st: {c: x + 1 for c, x in dd_values(st).items()})
+    st = random_endgame(setting_variant({}), 1, random.Random(0))
+    assert check_position(st)
