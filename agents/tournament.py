@@ -32,7 +32,10 @@ from .match import (  # noqa: F401  (re-exported)
 )
 from .reports import _text_table, rating_rows, stronger_first, write_reports  # noqa: F401
 
-AUTO_PARALLEL_PAIRS = 1000  # measured: heuristic v random, 600 pairs -j 2 1.21 s vs -j 1 1.10 s; 1000 pairs 1.47 vs 1.77
+# On the batched engine one process plays ~600 heuristic-v-random pairs/s, and a worker process costs ~2 s
+# to start (spawn, numba's cached kernels). Measured 2026-11-30 (machine shared, load 3.7), 2 x 4,000 pairs:
+# -j 1 12.95 s / 14.54 s, -j 2 20.06 s / 14.35 s. So processes only from 20,000 pairs in all.
+AUTO_PARALLEL_PAIRS = 20_000
 
 
 def auto_workers(total_pairs: int) -> int:
