@@ -78,7 +78,7 @@ def main(argv=None) -> int:
     for name in available():
         card = PRETRAINED_DIR / f"{name}.md"
         first = card.read_text().splitlines()[0].lstrip("# ") if card.is_file() else "(no model card)"
-        print(f"{name}: {first}")
+        print(first if first.startswith(f"{name}:") else f"{name}: {first}")
     return 0
 
 
