@@ -259,20 +259,16 @@ def deal_from_hands(V, S, t, dealer, garde, hands, turnup, stock):
 # --- legal actions -------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def legal_cards(V, row):
-    """play.legal_cards for the seat to act."""
-    seat = row[SEAT]
-    hand = row[HAND + seat]
-    led = row[LED]
+def legal_card_mask(hand, led, win_card, partner_winning, strain, overtrump_partner, undertrump):
+    """play.legal_cards on masks: the cards of ``hand`` that may be played to a trick whose led suit is
+    ``led`` (-1 when leading) and best card ``win_card``. The one copy of the rule in the kernels, used by
+    the batched engine (:func:`legal_cards`) and the double-dummy solver (``belote_env.search.dd``)."""
     if led < 0:
         return hand
     follow = hand & SUIT_MASKS[led]
-    strain = row[C_STRAIN]
-    win_card = row[WIN_CARD]
-    partner_winning = (row[WIN_SEAT] ^ seat) == 2
     if strain < 4:
         if follow:
-            if led == strain and (V[P_OVERTRUMP_PARTNER] or not partner_winning):
+            if led == strain and (overtrump_partner or not partner_winning):
                 higher = follow & HIGHER[strain, win_card]
                 if higher:
                     return higher
@@ -286,7 +282,7 @@ def legal_cards(V, row):
             higher = trumps & HIGHER[strain, win_card]
             if higher:
                 return higher
-            return trumps if V[P_UNDERTRUMP] else hand
+            return trumps if undertrump else hand
         return trumps
     if follow:
         if strain == ALL_TRUMP:
@@ -295,6 +291,14 @@ def legal_cards(V, row):
                 return higher
         return follow
     return hand
+
+
+@njit(cache=True, inline="always")
+def legal_cards(V, row):
+    """play.legal_cards for the seat to act."""
+    seat = row[SEAT]
+    return legal_card_mask(row[HAND + seat], row[LED], row[WIN_CARD], (row[WIN_SEAT] ^ seat) == 2, row[C_STRAIN],
+                           V[P_OVERTRUMP_PARTNER], V[P_UNDERTRUMP])
 
 
 @njit(cache=True, inline="always")

@@ -42,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..fast.kernels import legal_card_mask as legal_cards  # the one copy of the card rule
 from ..fast.tables import HIGHER, POINTS, STRENGTH, SUIT_MASKS, TRUMP_MASK
 
 # ORDER[strain, suit, i]: the cards of the suit from weakest to strongest; POS[strain, card]: index in it.
@@ -82,41 +83,6 @@ def new_tables(log2_size: int = 20):
     ctx = np.zeros(CTX_SIZE, dtype=np.int64)
     ctx[C_TTMASK] = n - 1
     return ctx, tt_k, tt_meta, tt_val, history, killers
-
-
-@njit(cache=True, inline="always")
-def legal_cards(hand, led, win_card, partner_winning, strain, overtrump_partner, undertrump):
-    """rules.play.legal_cards on masks (led -1 when leading)."""
-    if led < 0:
-        return hand
-    follow = hand & SUIT_MASKS[led]
-    if strain < 4:
-        if follow:
-            if led == strain and (overtrump_partner or not partner_winning):
-                higher = follow & HIGHER[strain, win_card]
-                if higher:
-                    return higher
-            return follow
-        if partner_winning:
-            return hand
-        trumps = hand & TRUMP_MASK[strain]
-        if not trumps:
-            return hand
-        if win_card >> 3 == strain:
-            higher = trumps & HIGHER[strain, win_card]
-            if higher:
-                return higher
-            if undertrump:
-                return trumps
-            return hand
-        return trumps
-    if follow:
-        if strain == 5:
-            higher = follow & HIGHER[strain, win_card]
-            if higher:
-                return higher
-        return follow
-    return hand
 
 
 @njit(cache=True, inline="always")
