@@ -123,6 +123,29 @@ def _hash(k0, k1, meta):
     return np.int64(h >> np.uint64(1))
 
 
+@njit(cache=True, inline="always")
+def play_card(ctx, c, seat, led, win_card, win_seat, ntrick, strain, pts, tricks_left, cap):
+    """``seat`` plays ``c`` to the trick: (led suit, winning card, winning seat, capot state, and when the
+    trick is complete (``ntrick == 3``) its points, dix de der and capot bonus for team 0's side, else 0)."""
+    if ntrick == 0:
+        return c >> 3, c, seat, cap, 0
+    nwin_card, nwin_seat = win_card, win_seat
+    if beats(c, win_card, strain):
+        nwin_card, nwin_seat = c, seat
+    if ntrick < 3:
+        return led, nwin_card, nwin_seat, cap, 0
+    team = nwin_seat & 1
+    ncap = team if cap == CAP_START or cap == team else CAP_NONE
+    gain = pts
+    if tricks_left == 1:
+        gain += 10
+        if ncap == team and ctx[C_CAPOT_BONUS] > 0:
+            gain += ctx[C_CAPOT_BONUS]
+    if ctx[C_CAPOT_BONUS] == 0:
+        ncap = CAP_NONE
+    return led, nwin_card, nwin_seat, ncap, gain if team == 0 else -gain
+
+
 @njit(cache=True)
 def gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, tt_best, ply, history, killers):
     """Legal cards of ``seat`` after equivalent-card pruning, best first, in ``killers[ply, 2:10]`` (a buffer
@@ -273,32 +296,9 @@ def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_c
         bit = 1 << c
         hands[seat] ^= bit
         pts = trick_pts + POINTS[strain, rules, c]
-        if ntrick == 0:
-            nled = c >> 3
-            nwin_card = c
-            nwin_seat = seat
-        else:
-            nled = led
-            if beats(c, win_card, strain):
-                nwin_card = c
-                nwin_seat = seat
-            else:
-                nwin_card = win_card
-                nwin_seat = win_seat
+        nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, ntrick, strain,
+                                                          pts, tricks_left, cap)
         if ntrick == 3:
-            team = nwin_seat & 1
-            if cap == CAP_START or cap == team:
-                ncap = team
-            else:
-                ncap = CAP_NONE
-            gain = pts
-            if tricks_left == 1:
-                gain += 10
-                if ncap == team and ctx[C_CAPOT_BONUS] > 0:
-                    gain += ctx[C_CAPOT_BONUS]
-            if ctx[C_CAPOT_BONUS] == 0:
-                ncap = CAP_NONE
-            add = gain if team == 0 else -gain
             v = add + search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, nwin_seat, -1, -1, -1,
                              0, 0, 0, tricks_left - 1, ncap, alpha - add, beta - add, ply + 1)
         else:
@@ -371,32 +371,9 @@ def root_values(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, 
         bit = 1 << c
         hands[seat] ^= bit
         pts = trick_pts + POINTS[strain, rules, c]
-        if ntrick == 0:
-            nled = c >> 3
-            nwin_card = c
-            nwin_seat = seat
-        else:
-            nled = led
-            if beats(c, win_card, strain):
-                nwin_card = c
-                nwin_seat = seat
-            else:
-                nwin_card = win_card
-                nwin_seat = win_seat
+        nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, ntrick, strain,
+                                                          pts, tricks_left, cap)
         if ntrick == 3:
-            team = nwin_seat & 1
-            if cap == CAP_START or cap == team:
-                ncap = team
-            else:
-                ncap = CAP_NONE
-            gain = pts
-            if tricks_left == 1:
-                gain += 10
-                if ncap == team and ctx[C_CAPOT_BONUS] > 0:
-                    gain += ctx[C_CAPOT_BONUS]
-            if ctx[C_CAPOT_BONUS] == 0:
-                ncap = CAP_NONE
-            add = gain if team == 0 else -gain
             v = add + mtdf(ctx, tt_k, tt_meta, tt_val, history, killers, hands, nwin_seat, -1, -1, -1,
                            0, 0, 0, tricks_left - 1, ncap, guess - add, 1)
         else:
