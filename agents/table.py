@@ -170,14 +170,9 @@ def play_game(variant, agents: Sequence[Agent], seed: int = 0, max_redeals: int 
 
     if len(agents) != 4:
         raise ValueError(f"play_game needs 4 agents (one per seat 0..3), got {len(agents)}")
-    uniq: list[Agent] = []
-    for a in agents:
-        if all(a is not u for u in uniq):
-            uniq.append(a)
-    seating = [[next(k for k, u in enumerate(uniq) if u is a) for a in agents]]
     venv = VectorEnv(variant, num_tables=1, table_seeds=[seed], max_redeals=max_redeals,
                      episode=getattr(variant, "episode", "deal"))
-    return play_episodes(venv, uniq, seating)
+    return play_episodes(venv, list(agents), [[0, 1, 2, 3]])  # one table: one seat acts per step anyway
 
 
 __all__ = ["AgentActionError", "Episodes", "MAX_REDEALS", "Runner", "play_episodes", "play_game"]

@@ -32,26 +32,30 @@ def _diff(state, capot_bonus, memo) -> int:
         if key in memo:
             return memo[key]
     seat = state.seat
-    values = []
-    for card in state.legal_actions():
-        child = state.clone()
-        before = list(child.points)
-        ntricks = len(child.tricks)
-        child.apply(card)
-        gain = 0
-        if len(child.tricks) > ntricks:  # the trick was completed
-            trick = child.tricks[-1]
-            pts = child.points[trick.winner & 1] - before[trick.winner & 1]
-            if len(child.tricks) == 8:
-                pts += 10
-                if capot_bonus and all(t.winner & 1 == trick.winner & 1 for t in child.tricks):
-                    pts += capot_bonus
-            gain = pts if trick.winner & 1 == 0 else -pts
-        values.append(gain + _diff(child, capot_bonus, memo))
+    values = [_card_diff(state, card, capot_bonus, memo) for card in state.legal_actions()]
     value = max(values) if seat & 1 == 0 else min(values)
     if key is not None:
         memo[key] = value
     return value
+
+
+def _card_diff(state, card, capot_bonus, memo) -> int:
+    """Team 0's take minus team 1's after ``card`` is played from ``state``: the trick it completes (points,
+    dix de der, capot bonus) plus the minimax value of the position after it."""
+    child = state.clone()
+    before = list(child.points)
+    ntricks = len(child.tricks)
+    child.apply(card)
+    gain = 0
+    if len(child.tricks) > ntricks:  # the trick was completed
+        trick = child.tricks[-1]
+        pts = child.points[trick.winner & 1] - before[trick.winner & 1]
+        if len(child.tricks) == 8:
+            pts += 10
+            if capot_bonus and all(t.winner & 1 == trick.winner & 1 for t in child.tricks):
+                pts += capot_bonus
+        gain = pts if trick.winner & 1 == 0 else -pts
+    return gain + _diff(child, capot_bonus, memo)
 
 
 def minimax_values(state, capot_bonus: int = 0) -> dict[int, int]:
@@ -64,21 +68,7 @@ def minimax_values(state, capot_bonus: int = 0) -> dict[int, int]:
     team = state.seat & 1
     out = {}
     for card in state.legal_actions():
-        child = state.clone()
-        before = list(child.points)
-        ntricks = len(child.tricks)
-        child.apply(card)
-        gain = 0
-        if len(child.tricks) > ntricks:
-            trick = child.tricks[-1]
-            pts = child.points[trick.winner & 1] - before[trick.winner & 1]
-            if len(child.tricks) == 8:
-                pts += 10
-                if capot_bonus and all(t.winner & 1 == trick.winner & 1 for t in child.tricks):
-                    pts += capot_bonus
-            gain = pts if trick.winner & 1 == 0 else -pts
-        diff = gain + _diff(child, capot_bonus, memo)
-        out[card] = pos.take(diff, team, capot_bonus)
+        out[card] = pos.take(_card_diff(state, card, capot_bonus, memo), team, capot_bonus)
     return out
 
 
