@@ -12,7 +12,8 @@ it, seats 1 and 3 minimise it (a zero-sum game; without the capot bonus the
 two takes add up to a constant, so this is the same as each team maximising
 its own take).
 
-The card rule is ``belote_env.rules.play.legal_cards`` on masks, and every
+The card rule is the batched engine's ``fast.kernels.legal_card_mask`` (``rules.play.legal_cards`` on
+masks, checked against the rules core by the lockstep tests), and every
 constant (points, trick strength, the cards that beat a card, trump masks) is
 read from ``belote_env.fast.tables``, which builds them from the rules core.
 
