@@ -41,7 +41,7 @@ from agents.checkpoint import (checkpoint_dir, free_run_name, latest_checkpoint,
                                save_checkpoint)
 from agents.evaluation import (evaluate_checkpoint, final_evaluation, log_hyperparameters, log_update,
                                 periodic_evaluation, progress_figures)
-from agents.neural import NeuralAgent, PolicyValueNet, build_net, policy_terms
+from agents.neural import NeuralAgent, PolicyValueNet, SparseObs, adam, build_net, policy_terms, sample_actions
 from agents.options import ConfigError, fields_of
 from agents.plots import plot_run, read_scalars  # noqa: F401  (train.read_scalars for scripts)
 from agents.table import MAX_REDEALS, Runner
@@ -222,7 +222,7 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
             t1 = clock()
             logits, value = net(torch.from_numpy(o), torch.from_numpy(m))
             logp, probs = policy_terms(logits)
-            action = torch.multinomial(probs, 1).squeeze(1)
+            action = sample_actions(probs)
             buf.logprobs[j] = logp.gather(1, action[:, None]).squeeze(1).numpy()
             buf.values[j] = value.numpy()
             buf.actions[j] = a = action.numpy()
@@ -309,7 +309,7 @@ def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, buf: Rollo
                returns: np.ndarray, args: Args) -> dict:
     """CleanRL's PPO update on the rollout; returns the loss figures (means over minibatches) for logging."""
     n = buf.size
-    b_obs = torch.from_numpy(buf.obs[:n])
+    b_obs = SparseObs.from_dense(buf.obs[:n])  # the first layer runs on the non-zero entries only
     b_mask = torch.from_numpy(buf.mask[:n]).bool()
     b_actions = torch.from_numpy(buf.actions[:n])
     b_logprobs = torch.from_numpy(buf.logprobs[:n])
@@ -406,12 +406,12 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
     seed_everything(args.seed)
     variant = load_variant(args.variant)
     net = PolicyValueNet(OBS_SIZE, args.hidden_sizes, NUM_ACTIONS, args.activation)
-    optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
+    optimizer = adam(net, args.learning_rate, eps=1e-5)
     collect_rng = np.random.default_rng(args.seed)
     update, global_step, elapsed_before = 0, 0, 0.0
     if ckpt is not None:
         net = build_net(ckpt, path)
-        optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
+        optimizer = adam(net, args.learning_rate, eps=1e-5)
         optimizer.load_state_dict(ckpt["optimizer"])
         update, global_step, elapsed_before = ckpt["update"], ckpt["global_step"], ckpt.get("elapsed_s", 0.0)
         restore_rngs(ckpt, collect_rng)

@@ -21,7 +21,8 @@ from belote_env.rules.actions import NUM_ACTIONS
 
 from .checkpoint import save_checkpoint
 from .evaluation import evaluate, log_eval
-from .neural import PolicyValueNet
+from .neural import PolicyValueNet, adam
+from .sparse_input import SparseObs
 
 @dataclass
 class Demonstrations:
@@ -93,9 +94,9 @@ def behaviour_clone(net: PolicyValueNet, demo: Demonstrations, args, writer=None
     perm = torch.randperm(n)
     n_val = min(10_000, n // 20)
     val_idx, train_idx = perm[:n_val], perm[n_val:]
-    obs, mask = torch.from_numpy(demo.obs), torch.from_numpy(demo.mask)
+    obs, mask = SparseObs.from_dense(demo.obs), torch.from_numpy(demo.mask)
     actions, returns = torch.from_numpy(demo.actions), torch.from_numpy(demo.returns)
-    optimizer = torch.optim.Adam(net.parameters(), lr=args.bc_learning_rate)
+    optimizer = adam(net, args.bc_learning_rate)
     steps_per_epoch = max(1, -(-len(train_idx) // args.bc_batch_size))
     total = steps_per_epoch * args.bc_epochs
     bar = tqdm(total=total, unit="batch", dynamic_ncols=True, disable=not args.progress, mininterval=2.0,
@@ -111,7 +112,7 @@ def behaviour_clone(net: PolicyValueNet, demo: Demonstrations, args, writer=None
             # the learning rate falls linearly to a tenth over the warm start
             optimizer.param_groups[0]["lr"] = args.bc_learning_rate * (1.0 - 0.9 * step / total)
             mb = order[lo:lo + args.bc_batch_size]
-            logits, value = net(obs[mb], mask[mb].bool())
+            logits, value = net(obs.index_select(0, mb), mask[mb].bool())
             policy_loss = nn.functional.cross_entropy(logits, actions[mb])
             value_loss = 0.5 * ((value - returns[mb]) ** 2).mean()
             loss = policy_loss + args.bc_value_coef * value_loss
@@ -128,7 +129,7 @@ def behaviour_clone(net: PolicyValueNet, demo: Demonstrations, args, writer=None
             step += 1
             bar.update(1)
         figures = {k: v / seen for k, v in sums.items()}
-        figures.update(_bc_validation(net, obs[val_idx], mask[val_idx], actions[val_idx], returns[val_idx]))
+        figures.update(_bc_validation(net, obs.index_select(0, val_idx), mask[val_idx], actions[val_idx], returns[val_idx]))
         if writer is not None:
             for k, v in figures.items():
                 writer.add_scalar(f"bc/{k}", v, epoch)

@@ -37,6 +37,7 @@ from agents.checkpoint import (  # noqa: F401  (re-exported: the checkpoint form
     load_checkpoint,
     weights_digest,
 )
+from agents.sparse_input import SparseObs, sparse_input_linear
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
@@ -60,8 +61,28 @@ def policy_terms(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     What ``torch.distributions.Categorical(logits=...)`` computes, without its ``exp`` of the
     :data:`MASKED_LOGIT` entries, which takes a slow path on CPU (measured: about 30x the time of the
     fused softmax kernels on a 2048 x 112 batch). Illegal actions get probability exactly 0.
-    Entropy: ``-(probs * logp).sum(-1)``; sampling: ``torch.multinomial(probs, 1)``."""
+    Entropy: ``-(probs * logp).sum(-1)``; sampling: :func:`sample_actions`."""
     return torch.log_softmax(logits, dim=-1), torch.softmax(logits, dim=-1)
+
+
+def sample_actions(probs: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+    """One action per row of ``probs`` (rows of :func:`policy_terms`), drawn by inverting the cumulative
+    distribution with one uniform number per row: never an action of probability 0.
+
+    ``torch.multinomial(probs, 1)`` draws the same distribution but spends one exponential variate per
+    action (112 per row), measured at a fifth of ``train.collect``'s network time on one core."""
+    cdf = probs.double().cumsum(-1)
+    u = torch.rand(probs.shape[:-1] + (1,), dtype=torch.float64, generator=generator, device=probs.device)
+    action = (cdf <= u * cdf[..., -1:]).sum(-1)  # the first action whose cumulative probability exceeds u
+    # u * total rounds to total with probability ~2**-53: then take the last action of positive probability
+    last = probs.shape[-1] - 1 - (probs.flip(-1) > 0).to(torch.int64).argmax(-1)
+    return torch.minimum(action, last)
+
+
+def adam(net: nn.Module, lr: float, eps: float = 1e-8) -> torch.optim.Adam:
+    """Adam over ``net``'s parameters, fused (one kernel for all parameters: measured 1.3x faster for the
+    whole PPO update on one CPU core than the default per-parameter loop; same algorithm)."""
+    return torch.optim.Adam(net.parameters(), lr=lr, eps=eps, fused=True)
 
 
 class PolicyValueNet(nn.Module):
@@ -95,9 +116,17 @@ class PolicyValueNet(nn.Module):
         return {"obs_size": self.obs_size, "hidden_sizes": list(self.hidden_sizes),
                 "num_actions": self.num_actions, "activation": self.activation}
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Masked logits (illegal actions at :data:`MASKED_LOGIT`) and values, for a batch."""
-        h = self.trunk(obs)
+    def features(self, obs) -> torch.Tensor:
+        """The trunk's output for a dense batch, or for a :class:`~agents.sparse_input.SparseObs` batch
+        (the first layer then runs on the non-zero entries only: same result up to float rounding)."""
+        if isinstance(obs, SparseObs):
+            return self.trunk[1:](sparse_input_linear(obs, self.trunk[0]))
+        return self.trunk(obs)
+
+    def forward(self, obs, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits (illegal actions at :data:`MASKED_LOGIT`) and values, for a batch (a dense
+        ``(batch, obs_size)`` tensor or a :class:`~agents.sparse_input.SparseObs`)."""
+        h = self.features(obs)
         logits = torch.where(mask, self.policy(h), torch.full((), MASKED_LOGIT, dtype=h.dtype))
         return logits, self.value(h).squeeze(-1)
 
@@ -144,7 +173,7 @@ class NeuralAgent(Agent):
         self.net.train(was_training)
         if self.sample:
             probs = torch.softmax(logits, dim=1)
-            actions = torch.multinomial(probs, 1, generator=self.generator).squeeze(1)
+            actions = sample_actions(probs, self.generator)
         else:
             actions = logits.argmax(dim=1)
         return actions.tolist()

@@ -66,7 +66,10 @@ new = "end_on_redeal" in inspect.signature(train.Tables).parameters
 def run(updates, seed):
     torch.manual_seed(seed)
     net = train.PolicyValueNet(OBS_SIZE, args.hidden_sizes, NUM_ACTIONS, args.activation)
-    opt = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
+    if hasattr(train, "adam"):  # the optimizer train.py builds (fused Adam since the sparse first layer)
+        opt = train.adam(net, args.learning_rate, eps=1e-5)
+    else:
+        opt = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
     variant = load_variant(args.variant)
     rng = np.random.default_rng(seed)
     if new:

@@ -1,0 +1,77 @@
+"""The sparse first layer (agents.sparse_input) computes what the dense nn.Linear computes."""
+
+import numpy as np
+import pytest
+import torch
+
+from agents.neural import PolicyValueNet, adam
+from agents.sparse_input import SparseObs, nonzeros
+from belote_env.observation import OBS_SIZE
+from belote_env.vector import VectorEnv
+
+
+def _observations(n_steps=40, tables=64, seed=0):
+    env = VectorEnv("coinche", tables, seed=seed)
+    obs, mask, _ = env.reset()
+    rng = np.random.default_rng(seed)
+    rows, masks = [], []
+    for _ in range(n_steps):
+        rows.append(obs.copy())
+        masks.append(mask.copy())
+        a = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        obs, mask, *_ = env.step(a)
+    return np.concatenate(rows), np.concatenate(masks)
+
+
+def test_nonzeros_pads_rows_and_keeps_values():
+    x = np.zeros((3, 5), dtype=np.float32)
+    x[0, [1, 4]] = [2.0, 0.5]
+    x[2, 3] = 1.0
+    idx, val = nonzeros(x)
+    assert idx.shape == val.shape == (3, 2)
+    assert idx[0].tolist() == [1, 4] and val[0].tolist() == [2.0, 0.5]
+    assert val[1].tolist() == [0.0, 0.0]  # an empty row is all padding
+    assert idx[2, 0] == 3 and val[2].tolist() == [1.0, 0.0]
+    idx, val = nonzeros(np.zeros((2, 4), dtype=np.float32))
+    assert idx.shape == (2, 1) and not val.any()
+
+
+def test_forward_and_gradients_match_the_dense_layer():
+    obs, mask = _observations()
+    torch.manual_seed(0)
+    net = PolicyValueNet()
+    x, m = torch.from_numpy(obs), torch.from_numpy(mask)
+    grads = []
+    for batch in (x, SparseObs.from_dense(obs)):
+        net.zero_grad()
+        logits, value = net(batch, m)
+        (torch.log_softmax(logits, -1)[:, :32].sum() * 1e-3 + value.square().sum()).backward()
+        grads.append([p.grad.clone() for p in net.parameters()])
+        if batch is x:
+            dense = (logits.detach(), value.detach())
+    logits, value = net(SparseObs.from_dense(obs), m)
+    torch.testing.assert_close(logits, dense[0], rtol=1e-5, atol=1e-4)
+    torch.testing.assert_close(value, dense[1], rtol=1e-5, atol=1e-5)
+    for g_dense, g_sparse in zip(*grads):
+        torch.testing.assert_close(g_sparse, g_dense, rtol=1e-4, atol=1e-4 * float(g_dense.abs().max()))
+
+
+def test_index_select_selects_rows_and_updates_see_new_weights():
+    obs, mask = _observations(n_steps=5, tables=16)
+    sp = SparseObs.from_dense(obs)
+    rows = torch.tensor([3, 0, 7])
+    sub = sp.index_select(0, rows)
+    assert len(sub) == 3 and len(sp) == len(obs)
+    net = PolicyValueNet()
+    opt = adam(net, 1e-2)
+    m = torch.from_numpy(mask).index_select(0, rows)
+    for _ in range(2):  # the cached transposed weight follows the optimizer's in-place updates
+        logits, value = net(sub, m)
+        torch.testing.assert_close(value, net(torch.from_numpy(obs).index_select(0, rows), m)[1], rtol=1e-5, atol=1e-5)
+        opt.zero_grad()
+        value.sum().backward()
+        opt.step()
+    with pytest.raises(ValueError):
+        sp.index_select(1, rows)
+    assert sp.idx.shape[1] < OBS_SIZE // 4  # observations are sparse
+
