@@ -367,6 +367,11 @@ class FamilyResult:
     seconds: float
 
 
+def anchor_of(agents: list[str]) -> str:
+    """The agent rated 0: random when it plays, else the first of the line-up."""
+    return "random" if "random" in agents else agents[0]
+
+
 def _rel(path: Path, start: Path) -> str:
     return Path(os.path.relpath(Path(path).resolve(), Path(start).resolve())).as_posix()
 
@@ -408,7 +413,7 @@ How to read the tables (details in [agents.md]({agents_md})):
   were made;
 - *rating*: Bradley-Terry fit on deals won over all the family's matches,
   Elo scale (a 400-point gap means 10:1 odds per deal), anchored at
-  random = 0, 95% bootstrap interval over duplicate pairs ({bootstrap}
+  {anchor} = 0, 95% bootstrap interval over duplicate pairs ({bootstrap}
   replicates). A rating sums up all of an agent's matches; the matches table
   gives each head-to-head. Against an opponent that loses almost every deal
   the rating is held finite by one virtual tied deal per match, so large
@@ -429,6 +434,8 @@ def results_page(results: list[FamilyResult], command: str, docs_path: Path, cac
     """The text of docs/results.md."""
     where = docs_path.parent
     seconds = sum(fr.seconds for fr in results)
+    anchors = dict.fromkeys(anchor_of(fr.agents) for fr in results)
+    anchor = " / ".join(f"`{a}`" if a != "random" else a for a in anchors)
     lines = [
         "# Results: the ladder",
         "",
@@ -440,25 +447,26 @@ def results_page(results: list[FamilyResult], command: str, docs_path: Path, cac
         command,
         "```",
         "",
-        f"(`belote-ladder` once the package is installed). Each family is a round-robin of duplicate matches, "
+        f"(`belote-ladder` once the package is installed; [agents.md]({_rel(REPO / 'docs' / 'agents.md', where)}"
+        "#the-ladder) tells how it works). Each family is a round-robin of duplicate matches, "
         f"{pairs:,} duplicate pairs ({2 * pairs:,} deals) per match, between "
         + (DEFAULT_LINEUP if agents is None else "the agents given by `--agents`: "
            + ", ".join(f"`{a}`" for a in agents) + f" (`{PRETRAINED}`: the family's shipped trained agents)")
         + ". The command caches every chunk of 128 pairs as it is played "
         f"(`{_rel(cache_dir, where)}/<family>/<A>__<B>.json`: per-pair outcomes, seed, agent specs) and replays "
-        "nothing already cached, so it can be run in pieces (`--max-minutes 8`, rerun until it exits with status 0; "
+        "nothing already cached, so it can be run in pieces (`--max-minutes 7`, rerun until it exits with status 0; "
         "`-j 2` spreads the chunks over two processes with the same results); `--dry-run` lists what is left. "
         f"Play took {seconds / 60:.1f} minutes in all, summed over chunks (one core each).",
         "",
         "## Summary: ratings per family",
         "",
-        "Bradley-Terry rating (Elo scale, random = 0) and 95% bootstrap interval; ratings compare agents "
+        f"Bradley-Terry rating (Elo scale, {anchor} = 0) and 95% bootstrap interval; ratings compare agents "
         "within a family, not across families.",
         "",
         _md_table(summary_rows(results)),
         "",
         READING.format(agents_md=_rel(REPO / "docs" / "agents.md", where), search_md=_rel(REPO / "docs" / "search.md", where),
-                       seed=seed, pairs=pairs, bootstrap=bootstrap).rstrip(),
+                       seed=seed, pairs=pairs, bootstrap=bootstrap, anchor=anchor).rstrip(),
         "",
         f"Earlier results played by hand (pimc against the heuristic on 1,000 pairs, the tables of the old "
         f"play loop): [results/history.md]({_rel(REPO / 'docs' / 'results' / 'history.md', where)}).",
@@ -615,7 +623,7 @@ def run(args) -> int:
         results = [m.result(args.seed, args.pairs) for m in matches[f]]
         for m, r in zip(matches[f], results):
             m.remember(r)
-        ratings = rate(results, lineup[f], "random" if "random" in lineup[f] else None, args.bootstrap, args.seed)
+        ratings = rate(results, lineup[f], anchor_of(lineup[f]), args.bootstrap, args.seed)
         ordered = stronger_first(results, ratings)
         paths = write_reports(args.out, f, ordered, ratings, command, False, args.seed)
         print(f"\n== {f}: {args.pairs} duplicate pairs per match, seed {args.seed} ==")
