@@ -79,15 +79,12 @@ def family_agents(family: str, agents: list[str] | None = None) -> list[str]:
 
 def check_agent(spec: str) -> None:
     """Fail early, with an AgentSpecError, on a spec ``make_agent`` cannot build (registered names are not
-    built here: pimc and the trained agents load numba or torch)."""
-    from . import _OPTION_REGISTRY, agent_names, make_agent
+    built here: pimc and the trained agents load numba or torch; ``pimc:OPTIONS`` is built, which compiles
+    nothing yet)."""
+    from . import agent_names, make_agent
 
-    head, sep, _ = spec.partition(":")
-    if spec in agent_names() or (sep and head in _OPTION_REGISTRY and head != spec):
-        if sep:
-            make_agent(spec)  # options are checked when built; pimc with options does not compile anything yet
-        return
-    make_agent(spec)
+    if spec not in agent_names():
+        make_agent(spec)
 
 
 def agent_digest(spec: str) -> str | None:
