@@ -14,6 +14,7 @@ registered in :mod:`agents` at import, without importing torch.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -28,6 +29,31 @@ def available() -> list[str]:
 
 def pretrained_path(name: str) -> Path:
     return PRETRAINED_DIR / f"{name}.pt"
+
+
+def pretrained_variant(name: str) -> str | None:
+    """The variant the shipped agent ``name`` was trained on: the ``trained.variant`` its weights file
+    records (written by :func:`export_pretrained`), else, without torch, the ``**Variant**: `...```
+    line of its model card; None when neither says."""
+    path = pretrained_path(name)
+    if not path.is_file():
+        from .. import AgentSpecError
+
+        raise AgentSpecError(f"no pretrained agent {name!r}; shipped: {', '.join(available()) or 'none'}")
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None:
+        variant = (torch.load(path, map_location="cpu", weights_only=True).get("trained") or {}).get("variant")
+        if variant:
+            return str(variant)
+    card = PRETRAINED_DIR / f"{name}.md"
+    if card.is_file():
+        found = re.search(r"^- \*\*Variant\*\*: `([^`]+)`", card.read_text(), re.MULTILINE)
+        if found:
+            return found.group(1)
+    return None
 
 
 def load_pretrained(name: str, sample: bool = False, seed: int | None = None):
@@ -82,4 +108,5 @@ def main(argv=None) -> int:
     return 0
 
 
-__all__ = ["MAX_BYTES", "PRETRAINED_DIR", "available", "export_pretrained", "load_pretrained", "pretrained_path"]
+__all__ = ["MAX_BYTES", "PRETRAINED_DIR", "available", "export_pretrained", "load_pretrained", "pretrained_path",
+           "pretrained_variant"]

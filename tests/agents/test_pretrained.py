@@ -57,3 +57,12 @@ def test_shipped_agents_load_by_name_and_beat_random(name):
     variant = name.split("_", 1)[1]
     r = duplicate_match(agent, make_agent("random"), load_variant(variant), 64, seed=5)
     assert r.ci_low > 0, r.row()
+
+
+def test_each_shipped_agent_names_its_variant_in_its_weights_and_its_card(monkeypatch):
+    from agents.pretrained import pretrained_variant
+
+    from_weights = {name: pretrained_variant(name) for name in available()}
+    assert from_weights == {name: name.split("_", 1)[1] for name in available()}
+    monkeypatch.setitem(__import__("sys").modules, "torch", None)  # no torch: the model card says it
+    assert {name: pretrained_variant(name) for name in available()} == from_weights

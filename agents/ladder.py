@@ -1,0 +1,650 @@
+"""The ladder: ``python -m agents.ladder`` or ``belote-ladder`` writes ``docs/results.md``.
+
+For every family (``belote_classique``, ``coinche``, ``contree``,
+``cobrecaf_81``) a round-robin of duplicate matches (:mod:`agents.match`)
+between ``random``, ``heuristic``, ``pimc`` and every shipped trained agent
+of that family (the variant its weights file records,
+:func:`agents.pretrained.pretrained_variant`), 2,000 duplicate pairs per
+match by default; then Bradley-Terry ratings with bootstrap intervals
+(:mod:`agents.ratings`), the per-family reports of the tournament command
+(:func:`agents.reports.write_reports`: Markdown, CSV, JSON, plot) and one
+generated page, ``docs/results.md``, with every family's tables and plot and
+a summary of each agent's rating per family.
+
+Resumable: every chunk of 128 pairs (the unit of :func:`agents.match.play_pairs`,
+so any split of a match gives the same pairs) is saved, as soon as it is
+played, in ``<cache>/<family>/<A>__<B>.json`` (default cache
+``docs/results/ladder``) with the per-pair outcomes the bootstrap needs, the
+seed, the range of pairs and the agent specs (and the SHA-256 of a trained
+agent's weights: new weights replay the match). A rerun plays only what is
+missing; ``--max-minutes M`` starts no new chunk after M minutes, so the
+ladder can be played in pieces (exit status 3 while pairs are left);
+``--dry-run`` lists what is played and what is left. The reports and the
+page are written once every match of the run is complete.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import queue
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from belote_env.rules.errors import BeloteError
+
+from .match import CHUNK_PAIRS, MatchResult, _run_chunk
+from .reports import _md_table, _no_nan, _text_table, rating_rows, stronger_first, write_reports
+
+FAMILIES = ("belote_classique", "coinche", "contree", "cobrecaf_81")
+BASE_AGENTS = ("random", "heuristic", "pimc")
+PRETRAINED = "pretrained"  # in --agents: the family's shipped trained agents
+CACHE_FORMAT = "belote_env.ladder/1"
+DEFAULT_PAIRS = 2000
+DEFAULT_BOOTSTRAP = 200
+DEFAULT_OUT = Path("docs/results")
+DEFAULT_DOCS = Path("docs/results.md")
+INCOMPLETE = 3  # exit status: stopped by --max-minutes with pairs left
+REPO = Path(__file__).resolve().parent.parent
+
+
+class LadderError(BeloteError):
+    """A ladder that cannot run: unknown family or agent, an output that cannot be written, a bad cache file."""
+
+
+# ----------------------------------------------------------------------------- who plays
+
+def family_agents(family: str, agents: list[str] | None = None) -> list[str]:
+    """The agents of ``family``'s round-robin: ``random``, ``heuristic``, ``pimc`` and the shipped agents
+    trained on it; or ``agents``, where the word ``pretrained`` stands for those shipped agents."""
+    from .pretrained import available, pretrained_variant
+
+    trained = [name for name in available() if pretrained_variant(name) == family]
+    specs = list(BASE_AGENTS) + [PRETRAINED] if agents is None else list(agents)
+    out: list[str] = []
+    for spec in specs:
+        out.extend(trained if spec == PRETRAINED else [spec])
+    if len(set(out)) != len(out):
+        raise LadderError(f"{family}: an agent is listed twice in {out}")
+    if len(out) < 2:
+        raise LadderError(f"{family}: a round-robin needs at least two agents, got {out}")
+    return out
+
+
+def check_agent(spec: str) -> None:
+    """Fail early, with an AgentSpecError, on a spec ``make_agent`` cannot build (registered names are not
+    built here: pimc and the trained agents load numba or torch; ``pimc:OPTIONS`` is built, which compiles
+    nothing yet)."""
+    from . import agent_names, make_agent
+
+    if spec not in agent_names():
+        make_agent(spec)
+
+
+def agent_digest(spec: str) -> str | None:
+    """SHA-256 of the weights file behind a trained agent or a checkpoint spec (None for other agents):
+    a cached match whose agent's weights have changed is played again."""
+    from . import is_checkpoint_spec
+    from .pretrained import available, pretrained_path
+
+    path = pretrained_path(spec) if spec in available() else Path(spec) if is_checkpoint_spec(spec) else None
+    if path is None or not path.is_file():
+        return None
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def file_stem(spec: str) -> str:
+    """A file-name-safe form of an agent spec (plus a short hash of the spec when characters were replaced)."""
+    safe = re.sub(r"[^A-Za-z0-9_.=+-]", "-", spec)
+    return safe if safe == spec else f"{safe}-{hashlib.sha1(spec.encode()).hexdigest()[:8]}"
+
+
+def chunk_ranges(pairs: int) -> list[tuple[int, int]]:
+    """The ranges of pairs a match of ``pairs`` pairs is played (and cached) in."""
+    return [(s, min(s + CHUNK_PAIRS, pairs)) for s in range(0, pairs, CHUNK_PAIRS)]
+
+
+# ----------------------------------------------------------------------------- the cache
+
+@dataclass
+class MatchCache:
+    """One match of the ladder and its cache file: the chunks played so far, for any seed and range."""
+
+    family: str
+    agent_a: str
+    agent_b: str
+    path: Path
+    digests: dict[str, str | None] = field(default_factory=dict)
+    chunks: dict[tuple[int, int, int], dict] = field(default_factory=dict)  # (seed, start, stop) -> record
+    results: dict[str, dict] = field(default_factory=dict)  # "seed=S pairs=N" -> MatchResult.to_dict()
+    stale: str = ""  # why cached chunks were dropped
+
+    @classmethod
+    def open(cls, cache_dir: Path, family: str, a: str, b: str) -> "MatchCache":
+        path = cache_dir / family / f"{file_stem(a)}__{file_stem(b)}.json"
+        m = cls(family, a, b, path, {a: agent_digest(a), b: agent_digest(b)})
+        if not path.exists():
+            return m
+        try:
+            data = json.loads(path.read_text())
+            if data.get("format") != CACHE_FORMAT:
+                raise ValueError(f"format {data.get('format')!r}, expected {CACHE_FORMAT!r}")
+            if (data["family"], data["agent_a"], data["agent_b"]) != (family, a, b):
+                raise ValueError(f"it holds {data['agent_a']} v {data['agent_b']} in {data['family']}")
+            old = {data["agent_a"]: data["digest_a"], data["agent_b"]: data["digest_b"]}
+            changed = [x for x in (a, b) if old[x] != m.digests[x]]
+            if changed:
+                m.stale = f"the weights of {', '.join(changed)} changed since it was cached"
+                return m
+            for c in data["chunks"]:
+                m.chunks[(int(c["seed"]), int(c["start"]), int(c["stop"]))] = c
+            m.results = dict(data.get("results", {}))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise LadderError(f"cache file {str(path)!r} cannot be used ({e}); delete it to play the match again") from None
+        return m
+
+    def missing(self, seed: int, pairs: int) -> list[tuple[int, int]]:
+        return [(s, e) for s, e in chunk_ranges(pairs) if (seed, s, e) not in self.chunks]
+
+    def played(self, seed: int, pairs: int) -> int:
+        return sum(e - s for s, e in chunk_ranges(pairs) if (seed, s, e) in self.chunks)
+
+    def seconds(self, seed: int, pairs: int) -> float:
+        return sum(self.chunks[(seed, s, e)].get("seconds", 0.0) for s, e in chunk_ranges(pairs)
+                   if (seed, s, e) in self.chunks)
+
+    def add(self, result: MatchResult, seconds: float) -> None:
+        """Record a played chunk and rewrite the file (atomically)."""
+        self.chunks[(result.seed, result.pair_start, result.pair_start + result.pairs)] = {
+            "seed": result.seed, "start": result.pair_start, "stop": result.pair_start + result.pairs,
+            "seconds": round(seconds, 2),
+            "taken_a": result.taken_a, "made_a": result.made_a, "taken_b": result.taken_b, "made_b": result.made_b,
+            "abandoned": result.abandoned,
+            "pair_diffs": [_num(x) for x in result.pair_diffs], "pair_wins": [_num(x) for x in result.pair_wins],
+        }
+        self.save()
+
+    def result(self, seed: int, pairs: int) -> MatchResult:
+        """The match of ``pairs`` pairs seeded ``seed``, merged from its chunks (all must be played)."""
+        parts = []
+        for s, e in chunk_ranges(pairs):
+            c = self.chunks[(seed, s, e)]
+            parts.append(MatchResult.from_pairs(
+                self.agent_a, self.agent_b, self.family, False, seed, c["pair_diffs"], c["pair_wins"],
+                c["taken_a"], c["made_a"], c["taken_b"], c["made_b"], c["abandoned"], pair_start=s))
+        return MatchResult.merge(parts)
+
+    def remember(self, result: MatchResult) -> None:
+        """Keep the summary of a complete match in the file, for readers of the cache."""
+        key = f"seed={result.seed} pairs={result.pairs}"
+        summary = _no_nan(result.to_dict())
+        if self.results.get(key) != summary:
+            self.results[key] = summary
+            self.save()
+
+    def save(self) -> None:
+        head = {"format": CACHE_FORMAT, "family": self.family, "agent_a": self.agent_a, "agent_b": self.agent_b,
+                "digest_a": self.digests[self.agent_a], "digest_b": self.digests[self.agent_b],
+                "results": self.results}
+        chunks = [self.chunks[k] for k in sorted(self.chunks)]
+        text = json.dumps(head, indent=2, allow_nan=False)[:-2] + ',\n  "chunks": [\n'
+        text += ",\n".join("    " + json.dumps(c, allow_nan=False) for c in chunks) + "\n  ]\n}\n"
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_name(self.path.name + f".tmp{os.getpid()}")
+            tmp.write_text(text)
+            os.replace(tmp, self.path)
+        except OSError as e:
+            raise LadderError(f"cannot write the cache file {str(self.path)!r}: {e.strerror or e}") from None
+
+
+def _num(x: float) -> float | int:
+    """Pair outcomes are multiples of 1/4: ints where they are whole, so the cache reads easily."""
+    x = float(x)
+    return int(x) if x.is_integer() else x
+
+
+# ----------------------------------------------------------------------------- playing
+
+def _timed_chunk(task) -> tuple[MatchResult, float]:
+    """Worker: one chunk (agents.match's task tuple) and the seconds it took."""
+    t0 = time.perf_counter()
+    result = _run_chunk(task)
+    return result, time.perf_counter() - t0
+
+
+@dataclass
+class Job:
+    match: MatchCache
+    variant: object
+    start: int
+    stop: int
+
+
+class _Bars:
+    """A tqdm bar per match being played (total: the match's pairs, starting at those already cached)."""
+
+    def __init__(self, seed: int, pairs: int, enabled: bool):
+        self.seed, self.pairs, self.enabled = seed, pairs, enabled
+        self.bars: dict[int, object] = {}
+        self.slots: dict[int, int] = {}
+
+    def open(self, m: MatchCache) -> None:
+        if not self.enabled or id(m) in self.bars:
+            return
+        from tqdm import tqdm
+
+        slot = min(set(range(len(self.slots) + 1)) - set(self.slots.values()))
+        self.slots[id(m)] = slot
+        self.bars[id(m)] = tqdm(total=self.pairs, initial=m.played(self.seed, self.pairs), unit="pair",
+                                desc=f"{m.family}: {m.agent_a} v {m.agent_b}", position=slot, leave=False,
+                                dynamic_ncols=True)
+
+    def update(self, m: MatchCache, n: int) -> None:
+        if id(m) in self.bars:
+            self.bars[id(m)].update(n)
+
+    def close(self, m: MatchCache) -> None:
+        bar = self.bars.pop(id(m), None)
+        if bar is not None:
+            bar.close()
+            self.slots.pop(id(m))
+
+    def write(self, line: str) -> None:
+        if self.enabled:
+            from tqdm import tqdm
+
+            tqdm.write(line, file=sys.stdout)
+        else:
+            print(line, flush=True)
+
+    def close_all(self) -> None:
+        for bar in self.bars.values():
+            bar.close()
+        self.bars.clear()
+        self.slots.clear()
+
+
+def play_jobs(jobs: list[Job], seed: int, pairs: int, workers: int = 1, deadline: float = math.inf,
+              progress: bool = True) -> int:
+    """Play the chunks of ``jobs`` (in order), saving each as it ends; no new chunk starts after
+    ``deadline`` (time.monotonic()), though at least one does. Returns the number of chunks played."""
+    bars = _Bars(seed, pairs, progress)
+    t_start = time.monotonic()
+    played = 0
+
+    def task(job: Job):
+        return (job.match.agent_a, job.match.agent_b, job.variant, job.start, job.stop, seed, False)
+
+    def record(job: Job, result: MatchResult, seconds: float) -> None:
+        m = job.match
+        m.add(result, seconds)
+        bars.update(m, result.pairs)
+        if not m.missing(seed, pairs):
+            bars.close(m)
+            r = m.result(seed, pairs)
+            m.remember(r)
+            r = r if r.mean_diff >= 0 else r.swapped()  # told from the winner's side
+            bars.write(f"{m.family}: {r.agent_a} v {r.agent_b}, {r.pairs} pairs: {r.mean_diff:+.1f} points/deal "
+                       f"[{r.ci_low:+.1f}, {r.ci_high:+.1f}], {100 * r.win_rate:.1f}% of deals won "
+                       f"({m.seconds(seed, pairs) / 60:.1f} min of play, {(time.monotonic() - t_start) / 60:.1f} "
+                       "min into this run)")
+
+    pending = iter(jobs)
+    try:
+        if workers <= 1:
+            for job in pending:
+                if played and time.monotonic() >= deadline:
+                    break
+                bars.open(job.match)
+                result, seconds = _timed_chunk(task(job))
+                record(job, result, seconds)
+                played += 1
+        else:
+            import multiprocessing as mp
+
+            done: queue.Queue = queue.Queue()
+            with mp.get_context("spawn").Pool(workers) as pool:
+                def submit() -> bool:
+                    job = next(pending, None)
+                    if job is None:
+                        return False
+                    bars.open(job.match)
+                    pool.apply_async(_timed_chunk, (task(job),), callback=lambda r, job=job: done.put((job, r, None)),
+                                     error_callback=lambda e, job=job: done.put((job, None, e)))
+                    return True
+
+                in_flight = sum(submit() for _ in range(workers))
+                while in_flight:
+                    job, out, error = done.get()
+                    in_flight -= 1
+                    if error is not None:
+                        raise error
+                    record(job, *out)
+                    played += 1
+                    if time.monotonic() < deadline:
+                        in_flight += submit()
+    finally:
+        bars.close_all()
+    return played
+
+
+# ----------------------------------------------------------------------------- the page
+
+def canonical_command(args, prog: str = "python -m agents.ladder") -> str:
+    """The command line that gives these results (run-control options, -j and --max-minutes, left out)."""
+    parts = [prog]
+    if list(args.families) != list(FAMILIES):
+        parts += ["--families", *args.families]
+    if args.agents is not None:
+        parts += ["--agents", *args.agents]
+    parts += ["--pairs", str(args.pairs), "--seed", str(args.seed)]
+    if args.bootstrap != DEFAULT_BOOTSTRAP:
+        parts += ["--bootstrap", str(args.bootstrap)]
+    for flag, value, default in (("--out", args.out, DEFAULT_OUT), ("--docs", args.docs, DEFAULT_DOCS),
+                                 ("--cache", args.cache, None)):
+        if value is not None and value != default:
+            parts += [flag, str(value)]
+    return " ".join(parts)
+
+
+@dataclass
+class FamilyResult:
+    family: str
+    agents: list[str]
+    matches: list[MatchResult]  # stronger first, in rating order
+    ratings: list
+    png: Path | None
+    seconds: float
+
+
+def anchor_of(agents: list[str]) -> str:
+    """The agent rated 0: random when it plays, else the first of the line-up."""
+    return "random" if "random" in agents else agents[0]
+
+
+def _rel(path: Path, start: Path) -> str:
+    return Path(os.path.relpath(Path(path).resolve(), Path(start).resolve())).as_posix()
+
+
+def _cell(r) -> str:
+    return f"{r.rating:+.0f} [{r.low:+.0f}, {r.high:+.0f}]" if not math.isnan(r.low) else f"{r.rating:+.0f}"
+
+
+def summary_rows(results: list[FamilyResult]) -> list[dict]:
+    """One row per agent, its rating and interval in each family ('-' where it does not play)."""
+    agents: list[str] = []
+    for fr in results:
+        agents += [a for a in fr.agents if a not in agents]
+    rows = []
+    for a in agents:
+        row = {"agent": a}
+        for fr in results:
+            r = next((r for r in fr.ratings if r.agent == a), None)
+            row[fr.family] = "-" if r is None else _cell(r)
+        rows.append(row)
+    return rows
+
+
+DEFAULT_LINEUP = ("`random`, `heuristic`, `pimc` (default options) and the trained agents shipped for that family "
+                  "(`agents/pretrained/`, model cards beside the weights)")
+
+READING = """\
+How to read the tables (details in [agents.md]({agents_md})):
+
+- every match is a duplicate match: each deal is played twice with the same
+  hands, turn-up and dealer, the teams swapped between the seats, so card
+  luck cancels; the deal set is seeded (seed {seed}) and the agents are
+  reseeded every 128 pairs, so rerunning the command gives the same tables;
+- *A-B points/deal*: A's team score minus B's team score per deal, averaged
+  over the two deals of each pair; *95% CI*: Student-t interval over the
+  {pairs:,} pair means;
+- *A deals won*: deals in which A's team scored more (ties count half);
+- *contracts made*: share of the contracts taken by that agent's team that
+  were made;
+- *rating*: Bradley-Terry fit on deals won over all the family's matches,
+  Elo scale (a 400-point gap means 10:1 odds per deal), anchored at
+  {anchor} = 0, 95% bootstrap interval over duplicate pairs ({bootstrap}
+  replicates). A rating sums up all of an agent's matches; the matches table
+  gives each head-to-head. Against an opponent that loses almost every deal
+  the rating is held finite by one virtual tied deal per match, so large
+  ratings (random's opponents in coinche and contree) mean "wins nearly
+  always", not a precise figure; the points per deal say by how much.
+
+The heuristic rarely takes against random in the auction variants because
+random outbids it (and then fails nearly every contract, coinched or not);
+in belote classique and 81 points, where bidding is take-or-pass, both take
+often and the gap comes from bidding judgement and card play. `pimc` bids as
+the heuristic does, so in their match the contracts are the same in each
+pair and the difference is card play over the last five tricks ([search.md]({search_md})).
+"""
+
+
+def results_page(results: list[FamilyResult], command: str, docs_path: Path, cache_dir: Path, pairs: int,
+                 seed: int, bootstrap: int, agents: list[str] | None = None) -> str:
+    """The text of docs/results.md."""
+    where = docs_path.parent
+    seconds = sum(fr.seconds for fr in results)
+    anchors = dict.fromkeys(anchor_of(fr.agents) for fr in results)
+    anchor = " / ".join(f"`{a}`" if a != "random" else a for a in anchors)
+    lines = [
+        "# Results: the ladder",
+        "",
+        "<!-- Generated by agents/ladder.py: edit the generator, not this file. -->",
+        "",
+        "Generated by",
+        "",
+        "```",
+        command,
+        "```",
+        "",
+        f"(`belote-ladder` once the package is installed; [agents.md]({_rel(REPO / 'docs' / 'agents.md', where)}"
+        "#the-ladder) tells how it works). Each family is a round-robin of duplicate matches, "
+        f"{pairs:,} duplicate pairs ({2 * pairs:,} deals) per match, between "
+        + (DEFAULT_LINEUP if agents is None else "the agents given by `--agents`: "
+           + ", ".join(f"`{a}`" for a in agents) + f" (`{PRETRAINED}`: the family's shipped trained agents)")
+        + ". The command caches every chunk of 128 pairs as it is played "
+        f"(`{_rel(cache_dir, where)}/<family>/<A>__<B>.json`: per-pair outcomes, seed, agent specs) and replays "
+        "nothing already cached, so it can be run in pieces (`--max-minutes 7`, rerun until it exits with status 0; "
+        "`-j 2` spreads the chunks over two processes with the same results); `--dry-run` lists what is left. "
+        f"Play took {seconds / 60:.1f} minutes in all, summed over chunks (one core each).",
+        "",
+        "## Summary: ratings per family",
+        "",
+        f"Bradley-Terry rating (Elo scale, {anchor} = 0) and 95% bootstrap interval; ratings compare agents "
+        "within a family, not across families.",
+        "",
+        _md_table(summary_rows(results)),
+        "",
+        READING.format(agents_md=_rel(REPO / "docs" / "agents.md", where), search_md=_rel(REPO / "docs" / "search.md", where),
+                       seed=seed, pairs=pairs, bootstrap=bootstrap, anchor=anchor).rstrip(),
+        "",
+        f"Earlier results played by hand (pimc against the heuristic on 1,000 pairs, the tables of the old "
+        f"play loop): [results/history.md]({_rel(REPO / 'docs' / 'results' / 'history.md', where)}).",
+    ]
+    for fr in results:
+        lines += [
+            "",
+            f"## {fr.family}",
+            "",
+            f"{pairs:,} duplicate pairs per match ({2 * pairs:,} deals), seed {seed}, "
+            f"{len(fr.matches)} matches, {fr.seconds / 60:.1f} minutes of play.",
+            "",
+            _md_table(rating_rows(fr.ratings)),
+            "",
+            _md_table([m.row() for m in fr.matches]),
+        ]
+        if fr.png is not None:
+            lines += ["", f"![{fr.family} ratings]({_rel(fr.png, where)})"]
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- the command
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _minutes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of minutes, got {text!r}") from None
+    if not value >= 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"expected a number of minutes >= 0, got {text}")
+    return value
+
+
+def _check_writable(folder: Path, flag: str) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".write-test-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise LadderError(f"{flag} {str(folder)!r} cannot be written: {e.strerror or e}") from None
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="belote-ladder",
+        description="Every family's round-robin of random, heuristic, pimc and its shipped trained agents; "
+                    "ratings, reports and docs/results.md. Resumable: finished chunks of 128 pairs are cached.",
+    )
+    p.add_argument("--families", "-f", nargs="+", default=list(FAMILIES), metavar="FAMILY",
+                   help=f"families to play (default all: {' '.join(FAMILIES)})")
+    p.add_argument("--agents", "-a", nargs="+", default=None, metavar="AGENT",
+                   help="agents of every family's round-robin instead of random heuristic pimc pretrained "
+                        "('pretrained': the family's shipped trained agents)")
+    p.add_argument("--pairs", "-n", type=_positive_int, default=DEFAULT_PAIRS,
+                   help=f"duplicate pairs per match (default {DEFAULT_PAIRS})")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deal set (default 0)")
+    p.add_argument("--workers", "-j", type=_positive_int, default=1,
+                   help="processes playing chunks of 128 pairs (default 1; same results for any number)")
+    p.add_argument("--max-minutes", type=_minutes, default=None, metavar="M",
+                   help="start no new chunk after M minutes (chunks in play end and are saved); rerun to go on. "
+                        "Exit status 3 while pairs are left")
+    p.add_argument("--dry-run", action="store_true", help="list the matches, what is cached and what is left; play nothing")
+    p.add_argument("--bootstrap", type=_positive_int, default=DEFAULT_BOOTSTRAP,
+                   help=f"bootstrap replicates for the rating intervals (default {DEFAULT_BOOTSTRAP})")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                   help=f"folder of the per-family reports <family>.md/.json/.png/CSV (default {DEFAULT_OUT})")
+    p.add_argument("--docs", type=Path, default=DEFAULT_DOCS,
+                   help=f"the generated page (default {DEFAULT_DOCS})")
+    p.add_argument("--cache", type=Path, default=None,
+                   help="folder of the match cache (default OUT/ladder)")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agents.ladder`` / ``belote-ladder``."""
+    args = parser().parse_args(argv)
+    try:
+        return run(args)
+    except BeloteError as e:  # LadderError, AgentSpecError, VariantError...: one line, no traceback
+        print(f"belote-ladder: error: {e}", file=sys.stderr)
+        return 2
+
+
+def run(args) -> int:
+    from belote_env.variants import load_variant
+
+    from .ratings import rate
+
+    t0 = time.monotonic()
+    unknown = [f for f in args.families if f not in FAMILIES]
+    if unknown:
+        raise LadderError(f"unknown famil{'ies' if len(unknown) > 1 else 'y'} {', '.join(map(repr, unknown))}: "
+                          f"the families are {', '.join(FAMILIES)}")
+    families = list(dict.fromkeys(args.families))
+    cache_dir = args.cache if args.cache is not None else args.out / "ladder"
+    lineup = {f: family_agents(f, args.agents) for f in families}
+    for spec in dict.fromkeys(s for specs in lineup.values() for s in specs):
+        check_agent(spec)
+    if not args.dry_run:
+        _check_writable(args.out, "--out")
+        _check_writable(cache_dir, "--cache")
+        _check_writable(args.docs.parent, "--docs")
+        if args.docs.is_dir():
+            raise LadderError(f"--docs {str(args.docs)!r} is a folder, not a file")
+    variants = {f: load_variant(f) for f in families}
+    matches = {f: [MatchCache.open(cache_dir, f, specs[x], specs[y])
+                   for x in range(len(specs)) for y in range(x + 1, len(specs))]
+               for f, specs in lineup.items()}
+    jobs = [Job(m, variants[f], s, e) for f in families for m in matches[f] for s, e in m.missing(args.seed, args.pairs)]
+    for f in families:
+        for m in matches[f]:
+            if m.stale:
+                print(f"{m.path}: {m.stale}; playing the match again")
+
+    total = sum(len(matches[f]) for f in families) * args.pairs
+    left = sum(j.stop - j.start for j in jobs)
+    if args.dry_run:
+        rows = [{"family": f, "A": m.agent_a, "B": m.agent_b,
+                 "pairs cached": f"{m.played(args.seed, args.pairs)} of {args.pairs}",
+                 "minutes of play cached": f"{m.seconds(args.seed, args.pairs) / 60:.1f}",
+                 "cache file": str(m.path)} for f in families for m in matches[f]]
+        print(_text_table(rows))
+        print(f"\n{left:,} of {total:,} pairs left to play ({len(jobs)} chunks of up to {CHUNK_PAIRS} pairs); "
+              f"seed {args.seed}")
+        return 0
+
+    deadline = t0 + 60 * args.max_minutes if args.max_minutes is not None else math.inf
+    if jobs:
+        print(f"{left:,} of {total:,} pairs to play in {len(jobs)} chunks on {args.workers} process"
+              f"{'es' if args.workers > 1 else ''}", flush=True)
+        play_jobs(jobs, args.seed, args.pairs, args.workers, deadline, not args.no_progress)
+
+    command = canonical_command(args)
+    done: list[FamilyResult] = []
+    waiting = []
+    for f in families:
+        missing = [m for m in matches[f] if m.missing(args.seed, args.pairs)]
+        if missing:
+            waiting.append(f"{f}: {len(missing)} of {len(matches[f])} matches unfinished, "
+                           f"{sum(args.pairs - m.played(args.seed, args.pairs) for m in missing):,} pairs left")
+            continue
+        results = [m.result(args.seed, args.pairs) for m in matches[f]]
+        for m, r in zip(matches[f], results):
+            m.remember(r)
+        ratings = rate(results, lineup[f], anchor_of(lineup[f]), args.bootstrap, args.seed)
+        ordered = stronger_first(results, ratings)
+        paths = write_reports(args.out, f, ordered, ratings, command, False, args.seed)
+        print(f"\n== {f}: {args.pairs} duplicate pairs per match, seed {args.seed} ==")
+        print(_text_table(rating_rows(ratings)))
+        print()
+        print(_text_table([m.row() for m in ordered]))
+        print("wrote " + ", ".join(str(x) for x in paths.values()))
+        done.append(FamilyResult(f, lineup[f], ordered, ratings, paths.get("png"),
+                                 sum(m.seconds(args.seed, args.pairs) for m in matches[f])))
+    if waiting:
+        print(f"\nstopped after {args.max_minutes:g} minutes with pairs left; run the same command again to go on:"
+              if args.max_minutes is not None else "\npairs left:")
+        for line in waiting:
+            print("  " + line)
+        print(f"({args.docs} is written once every match is played)")
+        return INCOMPLETE
+    text = results_page(done, command, args.docs, cache_dir, args.pairs, args.seed, args.bootstrap, args.agents)
+    try:
+        args.docs.write_text(text)
+    except OSError as e:
+        raise LadderError(f"--docs {str(args.docs)!r} cannot be written: {e.strerror or e}") from None
+    print(f"\nwrote {args.docs} ({(time.monotonic() - t0) / 60:.1f} minutes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,162 @@
+"""The ladder command (agents/ladder.py): line-ups from the pretrained registry, reports and the generated
+page, the match cache (a rerun plays nothing, --max-minutes stops and a rerun resumes with the same figures,
+changed weights replay), and one-line errors with exit status 2. Tiny matches, no pimc (its solver compiles
+for ~20 s in a fresh process)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("torch")  # the trained agents of the line-ups
+
+import agents.ladder as ladder  # noqa: E402
+from agents import make_agent  # noqa: E402
+from agents.ladder import FAMILIES, canonical_command, family_agents, main, parser  # noqa: E402
+from agents.match import duplicate_match  # noqa: E402
+from agents.pretrained import available, pretrained_variant  # noqa: E402
+from belote_env.variants import load_variant  # noqa: E402
+
+
+@pytest.fixture
+def chunks_played(monkeypatch):
+    """Counts the chunks of 128 pairs (or fewer) the ladder plays."""
+    calls = []
+    real = ladder._timed_chunk
+
+    def counting(task):
+        calls.append(task[:2] + task[3:5])
+        return real(task)
+
+    monkeypatch.setattr(ladder, "_timed_chunk", counting)
+    return calls
+
+
+def _argv(tmp_path, *extra, agents=("random", "heuristic", "pretrained"), families=("coinche",), pairs=4):
+    return ["--families", *families, "--agents", *agents, "-n", str(pairs), "--bootstrap", "5", "--no-progress",
+            "--out", str(tmp_path / "results"), "--docs", str(tmp_path / "results.md"), *extra]
+
+
+def test_every_family_gets_the_base_agents_and_its_own_trained_agents():
+    for family in FAMILIES:
+        mine = [n for n in available() if pretrained_variant(n) == family]
+        assert mine, f"no shipped agent for {family}"
+        assert family_agents(family) == ["random", "heuristic", "pimc", *mine]
+    assert family_agents("contree", ["heuristic", "pretrained"]) == ["heuristic", "ppo_contree"]
+
+
+def test_a_small_ladder_writes_the_reports_and_the_page(tmp_path, capsys):
+    assert main(_argv(tmp_path)) == 0
+    out = capsys.readouterr().out
+    results = tmp_path / "results"
+    for name in ("coinche.md", "coinche.json", "coinche_matches.csv", "coinche_ratings.csv", "coinche.png"):
+        assert (results / name).is_file(), name
+    page = (tmp_path / "results.md").read_text()
+    command = ("python -m agents.ladder --families coinche --agents random heuristic pretrained --pairs 4 --seed 0 "
+               f"--bootstrap 5 --out {results} --docs {tmp_path / 'results.md'}")
+    assert f"```\n{command}\n```" in page
+    assert "## Summary: ratings per family" in page and "| agent | coinche |" in page
+    assert "## coinche" in page and "| rank | agent | rating | 95% CI | deals | deals won |" in page
+    assert "| A | B | pairs | A-B points/deal |" in page and "![coinche ratings](results/coinche.png)" in page
+    assert "How to read the tables" in page
+    assert all(f"| {a} |" in page for a in ("random", "heuristic", "ppo_coinche"))
+    assert "wrote" in out
+    # the cached match is the tournament's match: same deals, same agent seeds
+    cached = json.loads((results / "ladder" / "coinche" / "random__heuristic.json").read_text())
+    expect = duplicate_match(make_agent("random"), make_agent("heuristic"), load_variant("coinche"), 4, seed=0)
+    assert cached["results"]["seed=0 pairs=4"]["mean_diff"] == expect.mean_diff
+    assert cached["chunks"][0]["pair_diffs"] == expect.pair_diffs.tolist()
+    assert json.loads((results / "coinche.json").read_text())["command"] == command
+
+
+def test_a_rerun_plays_nothing_and_writes_the_same_page(tmp_path, chunks_played):
+    assert main(_argv(tmp_path)) == 0
+    assert len(chunks_played) == 3
+    first = (tmp_path / "results.md").read_text()
+    assert main(_argv(tmp_path)) == 0
+    assert len(chunks_played) == 3
+    assert (tmp_path / "results.md").read_text() == first
+
+
+def test_max_minutes_stops_and_a_rerun_resumes_with_the_same_figures(tmp_path, chunks_played, capsys):
+    assert main(_argv(tmp_path, "--max-minutes", "0")) == ladder.INCOMPLETE  # one chunk, then stop
+    assert len(chunks_played) == 1 and not (tmp_path / "results.md").exists()
+    assert "run the same command again" in capsys.readouterr().out
+    assert main(_argv(tmp_path, "--dry-run")) == 0
+    assert "8 of 12 pairs left" in capsys.readouterr().out
+    assert main(_argv(tmp_path)) == 0
+    assert len(chunks_played) == 3
+    resumed = (tmp_path / "results" / "coinche_matches.csv").read_text()
+    assert main(_argv(tmp_path / "fresh")) == 0
+    assert (tmp_path / "fresh" / "results" / "coinche_matches.csv").read_text() == resumed
+
+
+def test_more_pairs_reuse_the_full_chunks(tmp_path, chunks_played):
+    small = dict(agents=("random", "heuristic"), families=("contree",))
+    assert main(_argv(tmp_path, pairs=128, **small)) == 0
+    assert main(_argv(tmp_path, pairs=130, **small)) == 0
+    assert [c[2:] for c in chunks_played] == [(0, 128), (128, 130)]
+    assert main(_argv(tmp_path, pairs=128, **small)) == 0  # the 128-pair match is still cached
+    assert len(chunks_played) == 2
+
+
+def test_processes_give_the_same_results(tmp_path):
+    small = dict(agents=("random", "heuristic"), families=("coinche", "contree"))
+    assert main(_argv(tmp_path / "one", **small)) == 0
+    assert main(_argv(tmp_path / "two", "-j", "2", **small)) == 0
+    for f in ("coinche", "contree"):
+        assert ((tmp_path / "one" / "results" / f"{f}_matches.csv").read_text()
+                == (tmp_path / "two" / "results" / f"{f}_matches.csv").read_text())
+
+
+def test_new_weights_replay_the_match(tmp_path, chunks_played, capsys):
+    argv = _argv(tmp_path, agents=("heuristic", "pretrained"))
+    assert main(argv) == 0
+    path = tmp_path / "results" / "ladder" / "coinche" / "heuristic__ppo_coinche.json"
+    data = json.loads(path.read_text())
+    assert len(data["digest_b"]) == 64 and data["digest_a"] is None
+    path.write_text(path.read_text().replace(data["digest_b"], "0" * 64))
+    assert main(argv) == 0
+    assert len(chunks_played) == 2 and "weights of ppo_coinche changed" in capsys.readouterr().out
+
+
+def test_the_command_in_the_page_leaves_out_run_control():
+    args = parser().parse_args(["-j", "2", "--max-minutes", "8", "--no-progress"])
+    assert canonical_command(args) == "python -m agents.ladder --pairs 2000 --seed 0"
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--families", "coinche", "nowhere"], "unknown family 'nowhere'"),
+    (["--agents", "random", "nobody"], "unknown agent 'nobody'"),
+    (["--agents", "random", "random"], "listed twice"),
+    (["--agents", "random"], "at least two agents"),
+])
+def test_bad_line_ups_are_one_line_errors(extra, message, capsys, tmp_path):
+    assert main(["--out", str(tmp_path), "--docs", str(tmp_path / "r.md"), *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("belote-ladder: error: ") and message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("extra", [["-n", "0"], ["-j", "0"], ["--max-minutes", "-1"], ["--max-minutes", "soon"]])
+def test_bad_counts_are_refused_by_the_parser(extra, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(extra)
+    assert e.value.code == 2 and "error:" in capsys.readouterr().err
+
+
+def test_unwritable_outputs_and_bad_cache_files_are_one_line_errors(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["--out", str(blocker / "sub"), "-n", "100000", "--no-progress"]) == 2
+    assert "--out" in capsys.readouterr().err
+    assert main(_argv(tmp_path, "--docs", str(blocker / "results.md"))) == 2
+    assert "--docs" in capsys.readouterr().err
+    assert main(_argv(tmp_path, "--docs", str(tmp_path))) == 2
+    assert "is a folder" in capsys.readouterr().err
+    bad = tmp_path / "results" / "ladder" / "coinche" / "random__heuristic.json"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("{not json")
+    assert main(_argv(tmp_path)) == 2
+    err = capsys.readouterr().err
+    assert "cannot be used" in err and "delete it" in err
