@@ -10,8 +10,8 @@ gathered once (:func:`nonzeros`, a numba scan) and the layer becomes
 
 The parameters stay those of the ``nn.Linear`` (same ``state_dict``), so checkpoints do not change.
 Results equal the dense layer's up to float rounding (the sums run in another order).
-Measured on a 2,048-row minibatch of play-phase observations, one core
-(``python benchmarks/bench_sparse_input.py``): see docs/training.md.
+``train.ppo_update`` and behaviour cloning use it; the speed-up of the whole update is measured by
+``python benchmarks/bench_sparse_input.py`` (figures in docs/training.md).
 """
 
 from __future__ import annotations
