@@ -40,6 +40,7 @@ from pathlib import Path
 from belote_env.rules.errors import BeloteError
 
 from .match import CHUNK_PAIRS, MatchResult, _run_chunk
+from .options import check_writable, positive_int
 from .reports import _md_table, _no_nan, _text_table, rating_rows, stronger_first, write_reports
 
 FAMILIES = ("belote_classique", "coinche", "contree", "cobrecaf_81")
@@ -487,16 +488,6 @@ def results_page(results: list[FamilyResult], command: str, docs_path: Path, cac
 
 # ----------------------------------------------------------------------------- the command
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
 def _minutes(text: str) -> float:
     try:
         value = float(text)
@@ -505,16 +496,6 @@ def _minutes(text: str) -> float:
     if not value >= 0 or math.isinf(value):
         raise argparse.ArgumentTypeError(f"expected a number of minutes >= 0, got {text}")
     return value
-
-
-def _check_writable(folder: Path, flag: str) -> None:
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / f".write-test-{os.getpid()}"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as e:
-        raise LadderError(f"{flag} {str(folder)!r} cannot be written: {e.strerror or e}") from None
 
 
 def parser() -> argparse.ArgumentParser:
@@ -528,16 +509,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--agents", "-a", nargs="+", default=None, metavar="AGENT",
                    help="agents of every family's round-robin instead of random heuristic pimc pretrained "
                         "('pretrained': the family's shipped trained agents)")
-    p.add_argument("--pairs", "-n", type=_positive_int, default=DEFAULT_PAIRS,
+    p.add_argument("--pairs", "-n", type=positive_int, default=DEFAULT_PAIRS,
                    help=f"duplicate pairs per match (default {DEFAULT_PAIRS})")
     p.add_argument("--seed", type=int, default=0, help="seed of the deal set (default 0)")
-    p.add_argument("--workers", "-j", type=_positive_int, default=1,
+    p.add_argument("--workers", "-j", type=positive_int, default=1,
                    help="processes playing chunks of 128 pairs (default 1; same results for any number)")
     p.add_argument("--max-minutes", type=_minutes, default=None, metavar="M",
                    help="start no new chunk after M minutes (chunks in play end and are saved); rerun to go on. "
                         "Exit status 3 while pairs are left")
     p.add_argument("--dry-run", action="store_true", help="list the matches, what is cached and what is left; play nothing")
-    p.add_argument("--bootstrap", type=_positive_int, default=DEFAULT_BOOTSTRAP,
+    p.add_argument("--bootstrap", type=positive_int, default=DEFAULT_BOOTSTRAP,
                    help=f"bootstrap replicates for the rating intervals (default {DEFAULT_BOOTSTRAP})")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT,
                    help=f"folder of the per-family reports <family>.md/.json/.png/CSV (default {DEFAULT_OUT})")
@@ -575,9 +556,9 @@ def run(args) -> int:
     for spec in dict.fromkeys(s for specs in lineup.values() for s in specs):
         check_agent(spec)
     if not args.dry_run:
-        _check_writable(args.out, "--out")
-        _check_writable(cache_dir, "--cache")
-        _check_writable(args.docs.parent, "--docs")
+        check_writable(args.out, "--out", LadderError)
+        check_writable(cache_dir, "--cache", LadderError)
+        check_writable(args.docs.parent, "--docs", LadderError)
         if args.docs.is_dir():
             raise LadderError(f"--docs {str(args.docs)!r} is a folder, not a file")
     variants = {f: load_variant(f) for f in families}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 from pathlib import Path
 
 import yaml
@@ -215,3 +216,30 @@ def validate_train(args):
             raise ConfigError(f"option {option!r}: unknown agent {spec!r}; registered: {', '.join(agent_names())} "
                               "(or a checkpoint path ending in .pt)")
     return args
+
+
+# ---------------------------------------------------------------------------
+# Shared by the commands' parsers (belote-tournament, belote-ladder)
+# ---------------------------------------------------------------------------
+
+def positive_int(text: str) -> int:
+    """An ``argparse`` type: a positive integer, else a usage error saying what was given."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def check_writable(folder: Path, flag: str = "--out", error: type[Exception] = ValueError) -> None:
+    """Create ``folder`` if needed and check a file can be written in it; raise ``error`` saying why not
+    (naming the option ``flag``), before a long run rather than after it."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".write-test-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise error(f"{flag} {str(folder)!r} cannot be written: {e.strerror or e}") from None

@@ -85,14 +85,14 @@ class SparseObs:
         self.idx, self.val = idx, val
 
     @classmethod
-    def from_dense(cls, x) -> "SparseObs":
+    def from_dense(cls, x) -> SparseObs:
         """From a 2-D float batch (numpy array or CPU tensor)."""
         if isinstance(x, torch.Tensor):
             x = x.detach().numpy()
         idx, val = nonzeros(x)
         return cls(torch.from_numpy(idx), torch.from_numpy(val))
 
-    def index_select(self, dim: int, rows: torch.Tensor) -> "SparseObs":
+    def index_select(self, dim: int, rows: torch.Tensor) -> SparseObs:
         if dim != 0:
             raise ValueError("SparseObs selects rows only (dim 0)")
         return SparseObs(self.idx.index_select(0, rows), self.val.index_select(0, rows))

@@ -30,7 +30,8 @@ from .match import (  # noqa: F401  (re-exported)
     round_robin,
     t_quantile_975,
 )
-from .reports import _text_table, rating_rows, stronger_first, write_reports  # noqa: F401
+from .options import check_writable, positive_int
+from .reports import _text_table, rating_rows, stronger_first, write_reports
 
 # On the batched engine one process plays ~600 heuristic-v-random pairs/s, and a worker process costs ~2 s
 # to start (spawn, numba's cached kernels). Measured 2026-11-30 (machine shared, load 3.7), 2 x 4,000 pairs:
@@ -41,27 +42,6 @@ AUTO_PARALLEL_PAIRS = 20_000
 def auto_workers(total_pairs: int) -> int:
     """Default process count: 1 below AUTO_PARALLEL_PAIRS pairs (the pool's start-up would cost more), else all cores."""
     return 1 if total_pairs < AUTO_PARALLEL_PAIRS else max(1, os.cpu_count() or 1)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
-def check_writable(folder: Path) -> None:
-    """Create ``folder`` if needed and check a file can be written in it; ValueError saying why not."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / f".write-test-{os.getpid()}"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as e:
-        raise ValueError(f"--out {str(folder)!r} cannot be written: {e.strerror or e}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,10 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("agents", nargs="+", help="agents: 'random', 'heuristic', or checkpoint paths (.pt)")
     p.add_argument("--variant", "-v", nargs="+", default=["coinche"],
                    help="variant names (configs/variants) or YAML paths; one tournament each (default coinche)")
-    p.add_argument("--pairs", "-n", type=_positive_int, default=1000, help="duplicate pairs per match (default 1000)")
+    p.add_argument("--pairs", "-n", type=positive_int, default=1000, help="duplicate pairs per match (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deal set (default 0)")
     p.add_argument("--games", action="store_true", help="play whole games to the variant's target instead of single deals")
-    p.add_argument("--workers", "-j", type=_positive_int, default=None,
+    p.add_argument("--workers", "-j", type=positive_int, default=None,
                    help="processes (default: one for small tournaments, where starting processes costs more than "
                         f"it saves, else all cores; 'small' is under {AUTO_PARALLEL_PAIRS} pairs in all)")
     p.add_argument("--ray", action="store_true",
@@ -88,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
                         "-j CPUs (default all), or on the cluster at --address; same results as a local run")
     p.add_argument("--address", default=None,
                    help="with --ray: the Ray cluster to join ('auto' for the one 'ray start' runs here, or HOST:PORT)")
-    p.add_argument("--bootstrap", type=_positive_int, default=200,
+    p.add_argument("--bootstrap", type=positive_int, default=200,
                    help="bootstrap replicates for the rating intervals (default 200)")
     p.add_argument("--anchor", default=None, help="agent rated 0 (default random if it plays, else the first)")
     p.add_argument("--out", type=Path, default=None, help="folder for <variant>.md/.json/.png and CSV files")
