@@ -269,7 +269,6 @@ def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, buf: Rollo
     bounds = np.linspace(0, n, min(args.num_minibatches, n) + 1).round().astype(int).tolist()
     sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "old_approx_kl": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
     sums.update({"value_loss_obs": 0.0} if critic is not None else {})
-    params = [*net.parameters(), *(critic.parameters() if critic is not None else ())]
     count = 0
     for _ in range(args.update_epochs):
         perm = torch.randperm(n)
@@ -308,7 +307,8 @@ def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, buf: Rollo
                 sums["value_loss_obs"] += v_obs.item()
             optimizer.zero_grad()
             loss.backward()
-            nn.utils.clip_grad_norm_(params, args.max_grad_norm)
+            for module in (net, critic) if critic is not None else (net,):  # each network clipped on its own
+                nn.utils.clip_grad_norm_(module.parameters(), args.max_grad_norm)
             optimizer.step()
             for k, v in (("policy_loss", pg_loss.item()), ("value_loss", v_loss.item()), ("entropy", entropy_loss.item()),
                          ("old_approx_kl", old_approx_kl), ("approx_kl", approx_kl), ("clipfrac", clipfrac)):
@@ -370,8 +370,10 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
     seed_everything(args.seed)
     variant = load_variant(args.variant)
     net = PolicyValueNet(OBS_SIZE, args.hidden_sizes, NUM_ACTIONS, args.activation)
-    critic = CentralCritic(OBS_SIZE, args.hidden_sizes, args.activation) if args.central_critic else None
-    pool = OpponentPool(args.pool_size, net.config()) if args.pool_fraction > 0 else None
+    with torch.random.fork_rng():  # the options leave the run's torch RNG (and so its warm start) as it was
+        torch.manual_seed(args.seed + 1)
+        critic = CentralCritic(OBS_SIZE, args.hidden_sizes, args.activation) if args.central_critic else None
+        pool = OpponentPool(args.pool_size, net.config()) if args.pool_fraction > 0 else None
     collect_rng = np.random.default_rng(args.seed)
     update, global_step, elapsed_before = 0, 0, 0.0
     if ckpt is not None:

@@ -131,7 +131,8 @@ def behaviour_clone(net: PolicyValueNet, demo: Demonstrations, args, writer=None
                 sums["critic_loss"] = sums.get("critic_loss", 0.0) + critic_loss.item() * len(mb)
             optimizer.zero_grad()
             loss.backward()
-            nn.utils.clip_grad_norm_(optimizer.param_groups[0]["params"], args.max_grad_norm * 10)
+            for module in (net, critic) if critic is not None else (net,):  # clipped apart: the critic leaves the
+                nn.utils.clip_grad_norm_(module.parameters(), args.max_grad_norm * 10)  # policy's fit as it is
             optimizer.step()
             k = len(mb)
             sums["loss"] += loss.item() * k
