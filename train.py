@@ -16,8 +16,10 @@ warm start (``agents.bc``). ``docs/training.md`` explains each part.
 Collection plays ``num_envs`` tables on the batched engine (``belote_env.vector``) through the
 one play loop (``agents.table``), here or on Ray actors (``--ray-workers``): one forward pass for
 every table where a network seat is to act (illegal logits at -1e9, never sampled); fixed
-``opponent_mix`` agents at one team of some tables. Each seat's decisions form its own trajectory,
-rewarded with its team's deal reward at its last decision of the deal, for GAE.
+``opponent_mix`` agents, or past snapshots of the network (``--pool-fraction``, ``agents.pool``), at one
+team of some tables (``agents.collection``). Each seat's decisions form its own trajectory, rewarded with
+its team's deal reward at its last decision of the deal, for GAE; ``--central-critic`` takes the values from
+a critic that also sees the other hands (``agents.critic``), the policy never does.
 """
 
 from __future__ import annotations
