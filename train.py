@@ -16,8 +16,10 @@ warm start (``agents.bc``). ``docs/training.md`` explains each part.
 Collection plays ``num_envs`` tables on the batched engine (``belote_env.vector``) through the
 one play loop (``agents.table``), here or on Ray actors (``--ray-workers``): one forward pass for
 every table where a network seat is to act (illegal logits at -1e9, never sampled); fixed
-``opponent_mix`` agents at one team of some tables. Each seat's decisions form its own trajectory,
-rewarded with its team's deal reward at its last decision of the deal, for GAE.
+``opponent_mix`` agents, or past snapshots of the network (``--pool-fraction``, ``agents.pool``), at one
+team of some tables (``agents.collection``). Each seat's decisions form its own trajectory, rewarded with
+its team's deal reward at its last decision of the deal, for GAE; ``--central-critic`` takes the values from
+a critic that also sees the other hands (``agents.critic``), the policy never does.
 """
 
 from __future__ import annotations
@@ -39,17 +41,18 @@ from agents import options
 from agents.bc import warm_start
 from agents.checkpoint import (checkpoint_dir, free_run_name, latest_checkpoint, restore_rngs, resume_checkpoint,
                                save_checkpoint)
+from agents.collection import Tables
+from agents.critic import HIDDEN_SIZE, CentralCritic, critic_state, hidden_features, load_critic
 from agents.evaluation import (evaluate_checkpoint, final_evaluation, log_hyperparameters, log_update,
                                 periodic_evaluation, progress_figures)
 from agents.neural import NeuralAgent, PolicyValueNet, SparseObs, adam, build_net, policy_terms, sample_actions
 from agents.options import ConfigError, fields_of
+from agents.pool import OpponentPool
 from agents.plots import plot_run, read_scalars  # noqa: F401  (train.read_scalars for scripts)
-from agents.table import MAX_REDEALS, Runner
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 from belote_env.rules.errors import BeloteError
 from belote_env.variants import load_variant
-from belote_env.vector import VectorEnv
 
 @dataclass
 class Args:
@@ -73,12 +76,20 @@ class Args:
         "help": "fraction of tables where one team (drawn at random) is a fixed agent, per agent spec "
                 "(agents.make_agent: random, heuristic, a checkpoint path); the other tables are self-play. "
                 "Command line: --opponent-mix random=0.2 heuristic=0.3"})
+    pool_fraction: float = field(default=0.0, metadata={
+        "help": "fraction of tables where one team (drawn at random) is a past snapshot of the policy, drawn "
+                "uniformly from the opponent pool (agents.pool); with opponent_mix, fractions sum to at most 1; 0 = off"})
+    pool_size: int = field(default=5, metadata={"help": "snapshots kept in the opponent pool (the oldest leaves)"})
+    pool_every: int = field(default=10, metadata={"help": "updates between two snapshots joining the opponent pool"})
     end_on_redeal: bool = field(default=True, metadata={
         "help": "an all-pass deal ends the training episode with reward 0 instead of redealing "
                 "(stops tables where every seat passes from looping without a reward)"})
     # ---- network ----------------------------------------------------------
     hidden_sizes: list = field(default_factory=lambda: [256, 256], metadata={"help": "MLP hidden layer sizes"})
     activation: str = field(default="relu", metadata={"help": "relu or tanh"})
+    central_critic: bool = field(default=False, metadata={
+        "help": "advantages from a critic MLP (same sizes) that also sees the other seats' hands (agents.critic); "
+                "the policy and every agent built from a checkpoint see only the observation"})
     # ---- PPO --------------------------------------------------------------
     learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate"})
     anneal_lr: bool = field(default=True, metadata={"help": "anneal the learning rate linearly to 0"})
@@ -126,59 +137,12 @@ def validate(args: Args) -> Args:
 # Collection
 # ---------------------------------------------------------------------------
 
-class Tables:
-    """``num_envs`` tables on the batched engine (:class:`~belote_env.vector.VectorEnv`), and which fixed
-    opponent (if any) plays which team at each; the opponents act through the play loop (``agents.table``)."""
-
-    def __init__(self, variant, num_envs: int, opponent_mix: dict, rng: np.random.Generator, end_on_redeal: bool = True):
-        from agents import make_agent
-
-        self.variant = variant
-        self.n = num_envs
-        self.specs = list(opponent_mix)
-        self.opponents = [make_agent(spec) for spec in self.specs]
-        self.cum = np.cumsum([opponent_mix[s] for s in self.specs])
-        self.rng = rng
-        # end_on_redeal: an all-pass deal ends the episode (truncated, reward 0)
-        self.venv = VectorEnv(variant, num_tables=num_envs, seed=0, episode=variant.episode,
-                              max_redeals=1 if end_on_redeal else MAX_REDEALS)
-        self.runner = Runner(self.venv, self.opponents)  # seating -1: the network's seats
-        self.opponent = np.full(num_envs, -1, dtype=np.int64)  # index in specs, -1 = self-play
-        self.opponent_team = np.full(num_envs, -1, dtype=np.int64)  # team of the fixed opponent, -1 = none
-        # index in the rollout buffer of each seat's latest decision in the current episode, -1 if none
-        self.last = np.full((num_envs, 4), -1, dtype=np.int64)
-        self.length = np.zeros(num_envs, dtype=np.int64)  # actions so far in each table's episode
-        self.reset_all()
-
-    def draw_opponents(self, idx: np.ndarray) -> None:
-        """A new opponent (or self-play) and its team at tables ``idx``, from the run's collection RNG."""
-        u = self.rng.random(len(idx))
-        team = self.rng.integers(2, size=len(idx))
-        k = np.searchsorted(self.cum, u, side="right") if self.specs else np.zeros(len(idx), dtype=np.int64)
-        fixed = k < len(self.specs)
-        self.opponent[idx] = np.where(fixed, k, -1)
-        self.opponent_team[idx] = np.where(fixed, team, -1)
-        on_team = (np.arange(4)[None, :] & 1) == team[:, None]
-        self.runner.seating[idx] = np.where(on_team & fixed[:, None], k[:, None], -1)
-
-    def reset_all(self) -> None:
-        """New episodes at every table: tables reseeded and opponents drawn from the collection RNG."""
-        self.obs, self.mask, self.seat = self.venv.reset(seed=int(self.rng.integers(2**31)))
-        self.draw_opponents(np.arange(self.n))
-        self.last[:] = -1
-        self.length[:] = 0
-
-    def reseed_opponents(self) -> None:
-        """Reseed the fixed opponents from the collection RNG (so a resumed run replays them)."""
-        for agent in self.opponents:
-            agent.reset(int(self.rng.integers(2**63)))
-
-
 class Rollout:
     """The network's decisions of one rollout, in the order they were made."""
 
-    def __init__(self, capacity: int):
+    def __init__(self, capacity: int, hidden_size: int = 0):
         self.obs = np.zeros((capacity, OBS_SIZE), dtype=np.float32)
+        self.hidden = np.zeros((capacity, hidden_size), dtype=np.float32)  # the central critic's hidden hands
         self.mask = np.zeros((capacity, NUM_ACTIONS), dtype=np.bool_)
         self.actions = np.zeros(capacity, dtype=np.int64)
         self.logprobs = np.zeros(capacity, dtype=np.float32)
@@ -199,10 +163,10 @@ class Rollout:
 
 @torch.no_grad()
 def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, stats: dict,
-            timing: dict | None = None) -> None:
+            timing: dict | None = None, critic: CentralCritic | None = None) -> None:
     """Play ``num_steps`` steps at every table; fill ``buf`` with the network's decisions.
     ``timing``: seconds spent in the engine (env), the network (forward), the fixed opponents and the
-    trajectory bookkeeping are added to it."""
+    trajectory bookkeeping are added to it. ``critic``: values from it (with the hidden hands), not from ``net``."""
     buf.clear()
     tables.reseed_opponents()
     venv, runner, last = tables.venv, tables.runner, tables.last
@@ -221,6 +185,9 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
             np.take(mask, mine, axis=0, out=m)
             t1 = clock()
             logits, value = net(torch.from_numpy(o), torch.from_numpy(m))
+            if critic is not None:  # the policy above never sees the hidden hands
+                buf.hidden[start:start + k] = hidden_features(venv, mine, seat[mine])
+                value = critic(torch.from_numpy(o), torch.from_numpy(buf.hidden[start:start + k]))
             logp, probs = policy_terms(logits)
             action = sample_actions(probs)
             buf.logprobs[j] = logp.gather(1, action[:, None]).squeeze(1).numpy()
@@ -250,7 +217,7 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
             np.add.at(buf.rewards, prev[linked], rewards[scored][linked])
         fin = np.flatnonzero(done)
         if len(fin):
-            _end_episodes(tables, buf, fin, rewards, info, stats)
+            tables.end_episodes(buf, fin, rewards, info, stats)
         t_opp += t4 - t3
         t_env += t5 - t4
         t_book += clock() - t5
@@ -259,33 +226,15 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
     t0 = clock()
     ti, si = np.nonzero(last >= 0)
     if len(ti):
-        h = net.trunk(torch.from_numpy(venv.observations(ti, si)))
-        buf.next_value[last[ti, si]] = net.value(h).squeeze(-1).numpy()
+        o = torch.from_numpy(venv.observations(ti, si))
+        v = net.value(net.trunk(o)) if critic is None else critic(o, torch.from_numpy(hidden_features(venv, ti, si)))
+        buf.next_value[last[ti, si]] = v.squeeze(-1).numpy()
     # the next rollout starts new trajectories (the buffer indices do not carry over)
     last[:] = -1
     t_net += clock() - t0
     if timing is not None:
         for key, v in (("env", t_env), ("forward", t_net), ("opponents", t_opp), ("bookkeeping", t_book)):
             timing[key] = timing.get(key, 0.0) + v
-
-
-def _end_episodes(tables: Tables, buf: Rollout, fin: np.ndarray, rewards: np.ndarray, info: dict, stats: dict) -> None:
-    """Tables ``fin`` finished an episode this step: close their trajectories, log, draw new opponents."""
-    prev = tables.last[fin]
-    buf.dones[prev[prev >= 0]] = True
-    truncated = info["truncated"][fin]
-    stats["all_pass"] = stats.get("all_pass", 0) + int(truncated.sum())
-    for t in fin[~truncated].tolist():
-        stats.setdefault("episode_length", []).append(int(tables.length[t]))
-        if tables.opponent[t] < 0:
-            stats["return_team0"].append(float(rewards[t, 0]))
-            stats["return_team1"].append(float(rewards[t, 1]))
-        else:
-            mine = 1 - tables.opponent_team[t]
-            stats.setdefault(tables.specs[tables.opponent[t]], []).append(float(rewards[t, mine]))
-    tables.last[fin] = -1
-    tables.length[fin] = 0
-    tables.draw_opponents(fin)
 
 
 def compute_gae(buf: Rollout, gamma: float, gae_lambda: float) -> tuple[np.ndarray, np.ndarray]:
@@ -306,10 +255,12 @@ def compute_gae(buf: Rollout, gamma: float, gae_lambda: float) -> tuple[np.ndarr
 
 
 def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, buf: Rollout, adv: np.ndarray,
-               returns: np.ndarray, args: Args) -> dict:
-    """CleanRL's PPO update on the rollout; returns the loss figures (means over minibatches) for logging."""
+               returns: np.ndarray, args: Args, critic: CentralCritic | None = None) -> dict:
+    """CleanRL's PPO update on the rollout; returns the loss figures (means over minibatches) for logging.
+    ``critic``: the value loss is the central critic's, plus the policy network's own value head's (unclipped)."""
     n = buf.size
     b_obs = SparseObs.from_dense(buf.obs[:n])  # the first layer runs on the non-zero entries only
+    b_hidden = torch.from_numpy(buf.hidden[:n])
     b_mask = torch.from_numpy(buf.mask[:n]).bool()
     b_actions = torch.from_numpy(buf.actions[:n])
     b_logprobs = torch.from_numpy(buf.logprobs[:n])
@@ -319,13 +270,17 @@ def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, buf: Rollo
     # minibatch bounds split the rollout evenly (its size varies with the random-opponent tables)
     bounds = np.linspace(0, n, min(args.num_minibatches, n) + 1).round().astype(int).tolist()
     sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "old_approx_kl": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
+    sums.update({"value_loss_obs": 0.0} if critic is not None else {})
     count = 0
     for _ in range(args.update_epochs):
         perm = torch.randperm(n)
         epoch_kl = []
         for lo, hi in zip(bounds[:-1], bounds[1:]):
             mb = perm[lo:hi]
-            logits, newvalue = net(b_obs.index_select(0, mb), b_mask.index_select(0, mb))  # faster than [mb]
+            mb_obs = b_obs.index_select(0, mb)  # faster than [mb]
+            logits, newvalue = net(mb_obs, b_mask.index_select(0, mb))
+            if critic is not None:
+                obs_value, newvalue = newvalue, critic(mb_obs, b_hidden.index_select(0, mb))
             logp, probs = policy_terms(logits)
             newlogprob = logp.gather(1, b_actions[mb][:, None]).squeeze(1)
             entropy = -(probs * logp).sum(-1)
@@ -348,9 +303,14 @@ def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, buf: Rollo
                 v_loss = 0.5 * ((newvalue - b_returns[mb]) ** 2).mean()
             entropy_loss = entropy.mean()
             loss = pg_loss - args.ent_coef * entropy_loss + args.vf_coef * v_loss
+            if critic is not None:
+                v_obs = 0.5 * ((obs_value - b_returns[mb]) ** 2).mean()
+                loss = loss + args.vf_coef * v_obs
+                sums["value_loss_obs"] += v_obs.item()
             optimizer.zero_grad()
             loss.backward()
-            nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
+            for module in (net, critic) if critic is not None else (net,):  # each network clipped on its own
+                nn.utils.clip_grad_norm_(module.parameters(), args.max_grad_norm)
             optimizer.step()
             for k, v in (("policy_loss", pg_loss.item()), ("value_loss", v_loss.item()), ("entropy", entropy_loss.item()),
                          ("old_approx_kl", old_approx_kl), ("approx_kl", approx_kl), ("clipfrac", clipfrac)):
@@ -374,6 +334,12 @@ def parse_args(argv=None) -> tuple["Args", argparse.Namespace, dict]:
     """(options, the namespace with the mode flags --resume/--evaluate/--plot, the options given on the command line)."""
     args, ns, cli = options.parse_args(Args, options.train_parser(Args), argv)
     return validate(args), ns, cli
+
+
+def checkpoint_extra(critic: CentralCritic | None, pool: OpponentPool | None) -> dict:
+    """The checkpoint entries of the optional training state: the central critic and the opponent pool."""
+    return {**({"critic": critic_state(critic)} if critic is not None else {}),
+            **({"pool": pool.state()} if pool is not None else {})}
 
 
 def seed_everything(seed: int) -> None:
@@ -406,12 +372,21 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
     seed_everything(args.seed)
     variant = load_variant(args.variant)
     net = PolicyValueNet(OBS_SIZE, args.hidden_sizes, NUM_ACTIONS, args.activation)
-    optimizer = adam(net, args.learning_rate, eps=1e-5)
+    with torch.random.fork_rng():  # the options leave the run's torch RNG (and so its warm start) as it was
+        torch.manual_seed(args.seed + 1)
+        critic = CentralCritic(OBS_SIZE, args.hidden_sizes, args.activation) if args.central_critic else None
+        pool = OpponentPool(args.pool_size, net.config()) if args.pool_fraction > 0 else None
     collect_rng = np.random.default_rng(args.seed)
     update, global_step, elapsed_before = 0, 0, 0.0
     if ckpt is not None:
+        if args.central_critic != ("critic" in ckpt):
+            raise ConfigError(f"--resume: {path} was trained with central_critic={'critic' in ckpt}; it cannot change")
         net = build_net(ckpt, path)
-        optimizer = adam(net, args.learning_rate, eps=1e-5)
+        critic = load_critic(ckpt["critic"]) if args.central_critic else None
+        if pool is not None and "pool" in ckpt:
+            pool.load_state(ckpt["pool"])
+    optimizer = adam([*net.parameters(), *(critic.parameters() if critic else ())], args.learning_rate, eps=1e-5)
+    if ckpt is not None:
         optimizer.load_state_dict(ckpt["optimizer"])
         update, global_step, elapsed_before = ckpt["update"], ckpt["global_step"], ckpt.get("elapsed_s", 0.0)
         restore_rngs(ckpt, collect_rng)
@@ -427,8 +402,8 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
         from agents.ray_rollouts import RayCollector
         tables = RayCollector(sys.modules[__name__], args, variant, collect_rng)
     else:
-        tables = Tables(variant, args.num_envs, args.opponent_mix, collect_rng, args.end_on_redeal)
-    buf = Rollout(batch)
+        tables = Tables(variant, args.num_envs, args.opponent_mix, collect_rng, args.end_on_redeal, pool, args.pool_fraction)
+    buf = Rollout(batch, HIDDEN_SIZE if critic is not None else 0)
     agent = NeuralAgent(net, name=f"neural:{args.run_name}")
     last_eval: dict = {}
     bar = tqdm(total=num_updates * batch, initial=update * batch, unit="step", unit_scale=True, dynamic_ncols=True,
@@ -437,7 +412,8 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
     step_at_start = global_step
     stopped_early = False
     if ckpt is None and args.bc_agent:
-        warm_start(args, variant, net, agent, tables, writer, optimizer, eval_on)
+        warm_start(args, variant, net, agent, tables, writer, optimizer, eval_on, critic,
+                   lambda: checkpoint_extra(critic, pool))
     try:
         while update < num_updates:
             update += 1
@@ -449,13 +425,17 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
             if args.ray_workers:
                 tables.collect(net, buf, args.num_steps, stats, writer, global_step + batch)
             else:
-                collect(net, tables, buf, args.num_steps, stats)
+                collect(net, tables, buf, args.num_steps, stats, critic=critic)
             t_collect = time.time() - t0
             global_step += batch
             adv, returns = compute_gae(buf, args.gamma, args.gae_lambda)
             net.train()
-            losses = ppo_update(net, optimizer, buf, adv, returns, args)
+            losses = ppo_update(net, optimizer, buf, adv, returns, args, critic)
             net.eval()
+            if pool is not None:  # a snapshot joins the pool every pool_every updates
+                if update % args.pool_every == 0:
+                    pool.add(net, update)
+                writer.add_scalar("charts/pool_size", len(pool), global_step)
             sps = (global_step - step_at_start) / max(time.time() - start, 1e-9)
             log_update(writer, global_step, optimizer.param_groups[0]["lr"], sps, batch / max(t_collect, 1e-9),
                        buf.size, stats, losses)
@@ -466,7 +446,8 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
             bar.update(batch)
             out_of_time = args.max_minutes > 0 and (time.time() - start) / 60 >= args.max_minutes
             if update % args.checkpoint_every == 0 or update == num_updates or out_of_time:
-                save_checkpoint(args, net, optimizer, tables.rng, update, global_step, elapsed_before + time.time() - start)
+                save_checkpoint(args, net, optimizer, tables.rng, update, global_step, elapsed_before + time.time() - start,
+                                **checkpoint_extra(critic, pool))
                 tables.reset_all()  # what a resumed run does, so that resuming is exact
                 writer.flush()
             if out_of_time:

@@ -20,6 +20,7 @@ from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
 from .checkpoint import save_checkpoint
+from .critic import HIDDEN_SIZE, hidden_features
 from .evaluation import evaluate, log_eval
 from .neural import PolicyValueNet, adam
 from .sparse_input import SparseObs
@@ -32,12 +33,14 @@ class Demonstrations:
     mask: np.ndarray     # int8 (n, NUM_ACTIONS)
     actions: np.ndarray  # int64 (n,)
     returns: np.ndarray  # float32 (n,): deal_reward of the seat's team for the deal of the decision
+    hidden: np.ndarray | None = None  # uint8 (n, 96): the other seats' hands (agents.critic), when recorded
 
 
 RECORD_TABLES = 256  # tables played at once while recording (one act_batch per step)
 
 
-def record_demonstrations(variant, spec: str, decisions: int, seed: int, progress: bool = False) -> Demonstrations:
+def record_demonstrations(variant, spec: str, decisions: int, seed: int, progress: bool = False,
+                          hidden: bool = False) -> Demonstrations:
     """Play deals with the agent ``spec`` at all four seats and record its first ``decisions`` decisions.
 
     Deals are played ``RECORD_TABLES`` at a time by the play loop (:class:`agents.table.Runner` on a
@@ -45,6 +48,7 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
     return, the reward (``rewards.deal_reward``) of the seat's team for the deal it belongs to (``gamma = 1``);
     a deal that ends in a redeal (everyone passed) gives 0, as in training with ``end_on_redeal``.
     Decisions of deals still in progress when the recording is full keep return 0 (at most one deal per table).
+    ``hidden``: also record the other seats' hands at each decision (for a central critic, ``agents.critic``).
     """
     from agents import make_agent
     from agents.table import MAX_REDEALS, Runner
@@ -55,7 +59,8 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
     agent.reset(int(rng.integers(2**63)))
     demo = Demonstrations(np.zeros((decisions, OBS_SIZE), dtype=np.float32),
                           np.zeros((decisions, NUM_ACTIONS), dtype=np.int8),
-                          np.zeros(decisions, dtype=np.int64), np.zeros(decisions, dtype=np.float32))
+                          np.zeros(decisions, dtype=np.int64), np.zeros(decisions, dtype=np.float32),
+                          np.zeros((decisions, HIDDEN_SIZE), dtype=np.uint8) if hidden else None)
     n_tables = max(1, min(RECORD_TABLES, decisions // 64))
     venv = VectorEnv(variant, num_tables=n_tables, seed=int(rng.integers(2**31)), episode="deal",
                      max_redeals=MAX_REDEALS)
@@ -72,6 +77,8 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
         k = min(n_tables, decisions - n)  # the last step records the first tables only
         rows = slice(n, n + k)
         demo.obs[rows], demo.mask[rows], demo.actions[rows], seats[rows] = obs[:k], mask[:k], actions[:k], seat[:k]
+        if hidden:
+            demo.hidden[rows] = hidden_features(venv, np.arange(k), seat[:k])
         for t in range(k):
             deal_rows[t].append(n + t)
         n += k
@@ -86,17 +93,19 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
     return demo
 
 
-def behaviour_clone(net: PolicyValueNet, demo: Demonstrations, args, writer=None) -> dict:
+def behaviour_clone(net: PolicyValueNet, demo: Demonstrations, args, writer=None, critic=None) -> dict:
     """Fit ``net`` to the demonstrations: masked cross-entropy on the policy head, plus ``bc_value_coef`` times
     the squared error of the value head against the deal rewards. 5 % of the decisions (at most 10,000) are
-    held out to measure accuracy. Logs ``bc/*`` to ``writer`` per epoch; returns the last epoch's figures."""
+    held out to measure accuracy. Logs ``bc/*`` to ``writer`` per epoch; returns the last epoch's figures.
+    ``critic``: a central critic (``agents.critic``) fitted to the same rewards with ``demo.hidden``."""
     n = len(demo.actions)
     perm = torch.randperm(n)
     n_val = min(10_000, n // 20)
     val_idx, train_idx = perm[:n_val], perm[n_val:]
     obs, mask = SparseObs.from_dense(demo.obs), torch.from_numpy(demo.mask)
     actions, returns = torch.from_numpy(demo.actions), torch.from_numpy(demo.returns)
-    optimizer = adam(net, args.bc_learning_rate)
+    hidden = torch.from_numpy(demo.hidden) if critic is not None else None
+    optimizer = adam([*net.parameters(), *(critic.parameters() if critic is not None else ())], args.bc_learning_rate)
     steps_per_epoch = max(1, -(-len(train_idx) // args.bc_batch_size))
     total = steps_per_epoch * args.bc_epochs
     bar = tqdm(total=total, unit="batch", dynamic_ncols=True, disable=not args.progress, mininterval=2.0,
@@ -116,9 +125,14 @@ def behaviour_clone(net: PolicyValueNet, demo: Demonstrations, args, writer=None
             policy_loss = nn.functional.cross_entropy(logits, actions[mb])
             value_loss = 0.5 * ((value - returns[mb]) ** 2).mean()
             loss = policy_loss + args.bc_value_coef * value_loss
+            if critic is not None:
+                critic_loss = 0.5 * ((critic(obs.index_select(0, mb), hidden[mb].float()) - returns[mb]) ** 2).mean()
+                loss = loss + args.bc_value_coef * critic_loss
+                sums["critic_loss"] = sums.get("critic_loss", 0.0) + critic_loss.item() * len(mb)
             optimizer.zero_grad()
             loss.backward()
-            nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm * 10)
+            for module in (net, critic) if critic is not None else (net,):  # clipped apart: the critic leaves the
+                nn.utils.clip_grad_norm_(module.parameters(), args.max_grad_norm * 10)  # policy's fit as it is
             optimizer.step()
             k = len(mb)
             sums["loss"] += loss.item() * k
@@ -158,14 +172,15 @@ def _bc_validation(net, obs, mask, actions, returns) -> dict:
     return out
 
 
-def warm_start(args, variant, net, agent, tables, writer, optimizer, eval_on: bool) -> None:
-    """The behaviour-cloning phase of a fresh run: record ``bc_agent``, fit ``net`` to it, evaluate the clone
-    (logged at step 0) and write checkpoint 0, so that ``--resume`` after it continues with PPO."""
+def warm_start(args, variant, net, agent, tables, writer, optimizer, eval_on: bool, critic=None, extra=dict) -> None:
+    """The behaviour-cloning phase of a fresh run: record ``bc_agent``, fit ``net`` (and ``critic``, a central
+    critic, to the same rewards) to it, evaluate the clone (logged at step 0) and write checkpoint 0 (with the
+    entries of ``extra()``), so that ``--resume`` after it continues with PPO."""
     t0 = time.time()
     demo = record_demonstrations(variant, args.bc_agent, args.bc_decisions, seed=args.seed * 1_000_003 + 17,
-                                 progress=args.progress)
+                                 progress=args.progress, hidden=critic is not None)
     t_record = time.time() - t0
-    figures = behaviour_clone(net, demo, args, writer)
+    figures = behaviour_clone(net, demo, args, writer, critic)
     del demo
     writer.add_scalar("bc/seconds", time.time() - t0, 0)
     print(f"bc warm start: {args.bc_decisions} decisions of {args.bc_agent} recorded in {t_record:.0f} s, "
@@ -178,6 +193,6 @@ def warm_start(args, variant, net, agent, tables, writer, optimizer, eval_on: bo
         log_eval(writer, results, 0)
         print("after the warm start: " + ", ".join(
             f"vs {k} {100 * r['win_rate']:.1f}% won, {r['mean_diff']:+.1f} pts, took {r['taken_a']}" for k, r in results.items()))
-    save_checkpoint(args, net, optimizer, tables.rng, 0, 0, time.time() - t0)
+    save_checkpoint(args, net, optimizer, tables.rng, 0, 0, time.time() - t0, **extra())
     tables.reset_all()  # what a resumed run does, so that resuming is exact
     writer.flush()

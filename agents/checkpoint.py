@@ -106,8 +106,9 @@ def atomic_save(obj, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def save_checkpoint(args, net, optimizer, collect_rng, update: int, global_step: int, elapsed: float) -> Path:
-    """Everything a run needs to continue exactly: written to ``ckpt_<update>.pt`` and ``latest.pt``."""
+def save_checkpoint(args, net, optimizer, collect_rng, update: int, global_step: int, elapsed: float, **extra) -> Path:
+    """Everything a run needs to continue exactly: written to ``ckpt_<update>.pt`` and ``latest.pt``.
+    ``extra``: more entries (train.py's central critic and opponent pool)."""
     ckpt = checkpoint_dict(
         net,
         optimizer=optimizer.state_dict(),
@@ -117,6 +118,7 @@ def save_checkpoint(args, net, optimizer, collect_rng, update: int, global_step:
         elapsed_s=elapsed,
         rng={"python": random.getstate(), "numpy": _np_global_state(), "torch": torch.get_rng_state(),
              "collect": collect_rng.bit_generator.state},
+        **extra,
     )
     d = checkpoint_dir(args)
     d.mkdir(parents=True, exist_ok=True)

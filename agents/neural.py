@@ -79,10 +79,12 @@ def sample_actions(probs: torch.Tensor, generator: torch.Generator | None = None
     return torch.minimum(action, last)
 
 
-def adam(net: nn.Module, lr: float, eps: float = 1e-8) -> torch.optim.Adam:
-    """Adam over ``net``'s parameters, fused (one kernel for all parameters: measured 1.3x faster for the
-    whole PPO update on one CPU core than the default per-parameter loop; same algorithm)."""
-    return torch.optim.Adam(net.parameters(), lr=lr, eps=eps, fused=True)
+def adam(params, lr: float, eps: float = 1e-8) -> torch.optim.Adam:
+    """Adam over a module's parameters (or an iterable of parameters), fused: one kernel for all of them,
+    measured faster for the PPO update on one CPU core than the default per-parameter loop; same algorithm."""
+    if isinstance(params, nn.Module):
+        params = params.parameters()
+    return torch.optim.Adam(params, lr=lr, eps=eps, fused=True)
 
 
 class PolicyValueNet(nn.Module):

@@ -168,7 +168,7 @@ def validate_train(args):
     the loop, and every agent spec (``opponent_mix``, ``eval_opponents``, ``bc_agent``) is a registered name
     or an existing checkpoint."""
     positive = ("total_timesteps", "num_envs", "num_steps", "num_minibatches", "update_epochs", "checkpoint_every",
-                "keep_checkpoints", "torch_threads")
+                "keep_checkpoints", "torch_threads", "pool_size", "pool_every")
     for name in positive:
         if getattr(args, name) < 1:
             raise ConfigError(f"option {name!r} must be >= 1, got {getattr(args, name)}")
@@ -183,10 +183,17 @@ def validate_train(args):
         if getattr(args, name) < 0:
             raise ConfigError(f"option {name!r} must be >= 0, got {getattr(args, name)}")
     args.opponent_mix = opponent_mix(args.opponent_mix)
+    if not 0.0 <= args.pool_fraction <= 1.0 or sum(args.opponent_mix.values()) + args.pool_fraction > 1.0 + 1e-9:
+        raise ConfigError(f"option 'pool_fraction' must be in [0, 1] and, with the fractions of opponent_mix "
+                          f"({sum(args.opponent_mix.values()):g}), sum to at most 1; got {args.pool_fraction}")
     if args.activation not in ("relu", "tanh"):
         raise ConfigError(f"option 'activation' must be relu or tanh, got {args.activation!r}")
     if not 0 <= args.ray_workers <= args.num_envs:
         raise ConfigError(f"option 'ray_workers' must be between 0 and num_envs ({args.num_envs}), got {args.ray_workers}")
+    unsupported = [n for n, on in (("pool_fraction", args.pool_fraction > 0), ("central_critic", args.central_critic)) if on]
+    if args.ray_workers and unsupported:
+        raise ConfigError(f"option(s) {', '.join(unsupported)} not supported with ray_workers yet (the Ray rollout "
+                          "actors play neither pool snapshots nor a central critic); collect locally (ray_workers 0)")
     if args.ray_workers or args.ray_address:
         try:
             import ray  # noqa: F401

@@ -92,6 +92,12 @@ class SparseObs:
         idx, val = nonzeros(x)
         return cls(torch.from_numpy(idx), torch.from_numpy(val))
 
+    def with_columns(self, extra: torch.Tensor, offset: int) -> SparseObs:
+        """This batch with the dense ``extra`` (same rows) appended as columns ``offset``, ``offset + 1``, ..."""
+        idx, val = nonzeros(extra.detach().numpy() if isinstance(extra, torch.Tensor) else extra)
+        return SparseObs(torch.cat([self.idx, torch.from_numpy(idx) + offset], 1),
+                         torch.cat([self.val, torch.from_numpy(val)], 1))
+
     def index_select(self, dim: int, rows: torch.Tensor) -> SparseObs:
         if dim != 0:
             raise ValueError("SparseObs selects rows only (dim 0)")

@@ -267,6 +267,20 @@ class VectorEnv:
         self._k.observe_seats(self._params, self._S, t, s, out)
         return out
 
+    def hands(self, tables=None) -> np.ndarray:
+        """int64[k, 4]: the cards each seat holds now at tables ``tables`` (default: all), as card masks
+        (bit ``c`` = card id ``c``, as ``state(t).deal.hands``). Hidden information: for training-time
+        critics (``train.py --central-critic``), never for an agent's decision."""
+        if not self._ready:
+            raise VectorEnvError("call reset() before hands()")
+        k = self._k
+        if tables is None:
+            return self._S[:, k.HAND:k.HAND + 4].copy()
+        t = np.asarray(tables, dtype=np.int64).reshape(-1)
+        if len(t) and (t.min() < 0 or t.max() >= self.num_tables):
+            raise VectorEnvError(f"tables must be in 0..{self.num_tables - 1}")
+        return self._S[t, k.HAND:k.HAND + 4]
+
     # --- replay on the rules core ----------------------------------------------
 
     def state(self, i: int) -> GameState:

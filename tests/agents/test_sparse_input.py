@@ -75,3 +75,19 @@ def test_index_select_selects_rows_and_updates_see_new_weights():
         sp.index_select(1, rows)
     assert sp.idx.shape[1] < OBS_SIZE // 4  # observations are sparse
 
+
+
+def test_central_critic_reads_sparse_batches_as_dense_ones():
+    from agents.critic import HIDDEN_SIZE, CentralCritic
+
+    obs, _ = _observations(n_steps=6, tables=32)
+    hidden = torch.from_numpy((np.random.default_rng(1).random((len(obs), HIDDEN_SIZE)) < 0.25).astype(np.float32))
+    critic = CentralCritic(OBS_SIZE)
+    dense = critic(torch.from_numpy(obs), hidden)
+    sparse = critic(SparseObs.from_dense(obs), hidden)
+    torch.testing.assert_close(sparse, dense, rtol=1e-5, atol=1e-5)
+    sparse.sum().backward()
+    g_sparse = critic.trunk[0].weight.grad.clone()
+    critic.zero_grad()
+    dense.sum().backward()
+    torch.testing.assert_close(g_sparse, critic.trunk[0].weight.grad, rtol=1e-4, atol=1e-3)

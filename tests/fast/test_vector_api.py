@@ -224,3 +224,21 @@ def test_observations_of_any_seat_are_the_rules_cores(name):
         venv.observations([0, 1], [0])
     with pytest.raises(VectorEnvError, match="seats in 0..3"):
         venv.observations([5], [0])
+
+
+@pytest.mark.parametrize("name", ["coinche", "belote_classique"])
+def test_hands_are_the_rules_cores(name):
+    venv = VectorEnv(name, num_tables=5, seed=4)
+    with pytest.raises(VectorEnvError, match="reset"):
+        venv.hands()
+    obs, mask, seat = venv.reset()
+    rng = np.random.default_rng(2)
+    for step in range(60):
+        if step % 5 == 0:
+            every = venv.hands()
+            for t in range(5):
+                assert every[t].tolist() == list(venv.state(t).deal.hands)
+            assert np.array_equal(venv.hands([3, 1]), every[[3, 1]])
+        obs, mask, seat, *_ = venv.step(_random_actions(rng, mask))
+    with pytest.raises(VectorEnvError, match="tables must be"):
+        venv.hands([5])

@@ -1,0 +1,102 @@
+"""The tables of ``train.py``'s collection, and who sits at them.
+
+:class:`Tables` holds ``num_envs`` tables of the batched engine
+(:class:`~belote_env.vector.VectorEnv`) and, per table, which opponent plays
+one of its teams: a fixed agent of ``opponent_mix``, a past snapshot of the
+policy from the opponent pool (``agents.pool``), or nobody (pure self-play).
+Opponents act through the play loop (``agents.table.Runner``); the network's
+seats are the runner's ``-1`` seats, played by ``train.collect``. Every draw
+(which opponent, which team, which snapshot, the agents' sampling seeds) comes
+from the run's collection RNG, so that a run and its ``--resume`` replay the
+same tables.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .table import MAX_REDEALS, Runner
+
+POOL = "pool"  # the label of the pool's tables in the training statistics (charts/return_vs_pool)
+
+
+class Tables:
+    """``num_envs`` tables on the batched engine and the opponent (if any) of each; see the module docstring.
+
+    ``pool``: an :class:`agents.pool.OpponentPool` whose snapshots play one team at a ``pool_fraction`` of the
+    tables (self-play there while the pool is empty)."""
+
+    def __init__(self, variant, num_envs: int, opponent_mix: dict, rng: np.random.Generator, end_on_redeal: bool = True,
+                 pool=None, pool_fraction: float = 0.0):
+        from belote_env.vector import VectorEnv
+
+        from . import make_agent
+
+        self.variant = variant
+        self.n = num_envs
+        self.specs = list(opponent_mix)
+        self.pool = pool if pool_fraction > 0 else None
+        self.labels = self.specs + ([POOL] if self.pool is not None else [])  # opponent kinds, for the statistics
+        self.opponents = [make_agent(spec) for spec in self.specs] + (self.pool.agents if self.pool is not None else [])
+        self.cum = np.cumsum([opponent_mix[s] for s in self.specs] + ([pool_fraction] if self.pool is not None else []))
+        self.rng = rng
+        # end_on_redeal: an all-pass deal ends the episode (truncated, reward 0)
+        self.venv = VectorEnv(variant, num_tables=num_envs, seed=0, episode=variant.episode,
+                              max_redeals=1 if end_on_redeal else MAX_REDEALS)
+        self.runner = Runner(self.venv, self.opponents)  # seating -1: the network's seats
+        self.opponent = np.full(num_envs, -1, dtype=np.int64)  # index in labels, -1 = self-play
+        self.opponent_team = np.full(num_envs, -1, dtype=np.int64)  # team of the opponent, -1 = none
+        # index in the rollout buffer of each seat's latest decision in the current episode, -1 if none
+        self.last = np.full((num_envs, 4), -1, dtype=np.int64)
+        self.length = np.zeros(num_envs, dtype=np.int64)  # actions so far in each table's episode
+        self.reset_all()
+
+    def draw_opponents(self, idx: np.ndarray) -> None:
+        """A new opponent (or self-play) and its team at tables ``idx``, from the run's collection RNG."""
+        u = self.rng.random(len(idx))
+        team = self.rng.integers(2, size=len(idx))
+        k = np.searchsorted(self.cum, u, side="right") if self.labels else np.zeros(len(idx), dtype=np.int64)
+        agent = k.copy()  # index into self.opponents
+        if self.pool is not None:  # a snapshot per table, drawn uniformly (only when the pool is on)
+            slot = self.rng.integers(max(len(self.pool), 1), size=len(idx))
+            at_pool = k == len(self.specs)
+            agent[at_pool] += slot[at_pool]
+            if not len(self.pool):
+                k[at_pool] = len(self.labels)  # no snapshot yet: self-play
+        seated = k < len(self.labels)
+        self.opponent[idx] = np.where(seated, k, -1)
+        self.opponent_team[idx] = np.where(seated, team, -1)
+        on_team = (np.arange(4)[None, :] & 1) == team[:, None]
+        self.runner.seating[idx] = np.where(on_team & seated[:, None], agent[:, None], -1)
+
+    def reset_all(self) -> None:
+        """New episodes at every table: tables reseeded and opponents drawn from the collection RNG."""
+        self.obs, self.mask, self.seat = self.venv.reset(seed=int(self.rng.integers(2**31)))
+        self.draw_opponents(np.arange(self.n))
+        self.last[:] = -1
+        self.length[:] = 0
+
+    def reseed_opponents(self) -> None:
+        """Reseed the opponents (fixed agents and pool snapshots) from the collection RNG (so a resumed run
+        replays them)."""
+        for agent in self.opponents:
+            agent.reset(int(self.rng.integers(2**63)))
+
+    def end_episodes(self, buf, fin: np.ndarray, rewards: np.ndarray, info: dict, stats: dict) -> None:
+        """Tables ``fin`` finished an episode this step: close their trajectories in the rollout ``buf``, add the
+        results to ``stats`` (per team at self-play tables, per opponent kind elsewhere), draw new opponents."""
+        prev = self.last[fin]
+        buf.dones[prev[prev >= 0]] = True
+        truncated = info["truncated"][fin]
+        stats["all_pass"] = stats.get("all_pass", 0) + int(truncated.sum())
+        for t in fin[~truncated].tolist():
+            stats.setdefault("episode_length", []).append(int(self.length[t]))
+            if self.opponent[t] < 0:
+                stats["return_team0"].append(float(rewards[t, 0]))
+                stats["return_team1"].append(float(rewards[t, 1]))
+            else:
+                mine = 1 - self.opponent_team[t]
+                stats.setdefault(self.labels[self.opponent[t]], []).append(float(rewards[t, mine]))
+        self.last[fin] = -1
+        self.length[fin] = 0
+        self.draw_opponents(fin)
