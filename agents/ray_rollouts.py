@@ -1,6 +1,6 @@
 """Training collection on Ray: ``train.py --ray-workers K [--ray-address ADDR]``.
 
-:class:`RayCollector` stands in for ``Tables`` (``agents.collection``, as train.py imports it) and ``train.collect``:
+:class:`RayCollector` stands in for ``Tables`` (``agents.collection``) and ``train.collect``:
 ``K`` rollout actors (one CPU each) each run ``train.py``'s own collection
 (``Tables`` on a :class:`~belote_env.vector.VectorEnv`, ``collect``) on their
 share of the ``num_envs`` tables with a CPU copy of the policy. Every update
@@ -36,7 +36,8 @@ BUFFER_FIELDS = ("obs", "mask", "actions", "logprobs", "values", "rewards", "don
 
 
 class RolloutWorker:
-    """One actor: ``n_tables`` tables of ``Tables`` (``agents.collection``, as train.py imports it) and a copy of the network (run as a Ray actor)."""
+    """One actor: ``n_tables`` tables of ``Tables`` (``agents.collection``) and a copy of the network
+    (run as a Ray actor)."""
 
     def __init__(self, train_fns: dict, variant, n_tables: int, opponent_mix: dict, end_on_redeal: bool,
                  net_config: dict, num_steps: int):
