@@ -14,13 +14,11 @@ without the option and an exported network's value stays meaningful).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import torch
 from torch import nn
 
-from .neural import ACTIVATIONS, _layer
+from .neural import _layer, mlp
 from .sparse_input import SparseObs, sparse_input_linear
 
 #: 32 card bits of each other seat's hand: seat+1 (left), seat+2 (partner), seat+3 (right), in that order
@@ -49,11 +47,8 @@ class CentralCritic(nn.Module):
         super().__init__()
         self.obs_size, self.extra_size = int(obs_size), int(extra_size)
         self.hidden_sizes, self.activation = [int(h) for h in hidden_sizes], activation
-        layers, n = [], self.obs_size + self.extra_size
-        for h in self.hidden_sizes:
-            layers += [_layer(n, h, math.sqrt(2)), ACTIVATIONS[activation]()]
-            n = h
-        self.trunk = nn.Sequential(*layers, _layer(n, 1, 1.0))
+        self.trunk = nn.Sequential(*mlp(self.obs_size + self.extra_size, self.hidden_sizes, activation),
+                                   _layer(self.hidden_sizes[-1], 1, 1.0))
 
     def config(self) -> dict:
         return {"obs_size": self.obs_size, "hidden_sizes": list(self.hidden_sizes), "activation": self.activation,

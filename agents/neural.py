@@ -55,6 +55,15 @@ def _layer(n_in: int, n_out: int, gain: float) -> nn.Linear:
     return layer
 
 
+def mlp(n_in: int, hidden_sizes, activation: str) -> nn.Sequential:
+    """Linear + activation per hidden size (CleanRL's initialisation): the trunk of the policy and the critic."""
+    layers, n = [], n_in
+    for h in hidden_sizes:
+        layers += [_layer(n, h, math.sqrt(2)), ACTIVATIONS[activation]()]
+        n = h
+    return nn.Sequential(*layers)
+
+
 def policy_terms(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Log-probabilities and probabilities of masked logits (``torch.log_softmax`` / ``torch.softmax``).
 
@@ -106,11 +115,8 @@ class PolicyValueNet(nn.Module):
         self.hidden_sizes = hidden_sizes
         self.num_actions = int(num_actions)
         self.activation = activation
-        layers, n = [], self.obs_size
-        for h in hidden_sizes:
-            layers += [_layer(n, h, math.sqrt(2)), ACTIVATIONS[activation]()]
-            n = h
-        self.trunk = nn.Sequential(*layers)
+        self.trunk = mlp(self.obs_size, hidden_sizes, activation)
+        n = hidden_sizes[-1]
         self.policy = _layer(n, self.num_actions, 0.01)
         self.value = _layer(n, 1, 1.0)
 
