@@ -74,6 +74,52 @@ def nonzeros(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return idx, val
 
 
+@numba.njit(cache=True, nogil=True)
+def _csr_fill(x, indptr, idx, val):
+    n, d = x.shape
+    c = 0
+    for i in range(n):
+        indptr[i] = c
+        for j in range(d):
+            v = x[i, j]
+            if v != 0.0:
+                idx[c] = j
+                val[c] = v
+                c += 1
+    indptr[n] = c
+
+
+@numba.njit(cache=True, nogil=True)
+def _csr_scatter(indptr, idx, val, out):
+    for i in range(out.shape[0]):
+        for k in range(indptr[i], indptr[i + 1]):
+            out[i, idx[k]] = val[k]
+
+
+def to_csr(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The non-zero entries of the rows of ``x`` (float32, 2-D, at most 32,767 columns), row after row:
+    ``(indptr, idx, val)`` with row ``i``'s entries at ``indptr[i]:indptr[i + 1]`` (int32 offsets, int16
+    columns, float32 values); the compact form in which Ray rollout actors send observations."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    if x.shape[1] > np.iinfo(np.int16).max:
+        raise ValueError(f"to_csr stores columns as int16: {x.shape[1]} columns is too many")
+    nnz = int(np.count_nonzero(x))
+    indptr = np.empty(x.shape[0] + 1, dtype=np.int32)
+    idx = np.empty(nnz, dtype=np.int16)
+    val = np.empty(nnz, dtype=np.float32)
+    _csr_fill(x, indptr, idx, val)
+    return indptr, idx, val
+
+
+def from_csr(indptr: np.ndarray, idx: np.ndarray, val: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Write the rows :func:`to_csr` gave into ``out`` (float32, ``(rows, columns)``), zeroing it first."""
+    if len(indptr) != out.shape[0] + 1:
+        raise ValueError(f"from_csr: {len(indptr) - 1} rows for an output of {out.shape[0]}")
+    out[:] = 0.0
+    _csr_scatter(indptr, idx, val, out)
+    return out
+
+
 class SparseObs:
     """A batch of observations as the column indices and values of their non-zero entries
     (:func:`nonzeros`); :class:`~agents.neural.PolicyValueNet` accepts it in place of the dense batch.

@@ -2,7 +2,7 @@
 side, and the bytes that cross the network per update.
 
     python benchmarks/bench_ray_collect.py [--config configs/train/coinche.yaml] [--workers 1 2] [--updates 4]
-                                           [--repeats 3] [--address ADDR]
+                                           [--repeats 3] [--address ADDR] [--tables-per-worker T]
 
 Each round times ``RayCollector.collect`` (weights out, every actor's rollout, trajectories back and merged)
 for each actor count in turn, after one warm-up rollout; figures are medians with min and max over the rounds.
@@ -37,6 +37,9 @@ def main() -> None:
     p.add_argument("--updates", type=int, default=4)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--address", default="")
+    p.add_argument("--tables-per-worker", type=int, default=0,
+                   help="give each actor this many tables (num_envs = actors x this: weak scaling); "
+                        "default: the config's num_envs shared among the actors")
     ns = p.parse_args()
     import ray
 
@@ -45,7 +48,9 @@ def main() -> None:
     sent = received = 0
     for r in range(ns.repeats):
         for k in ns.workers:
-            args, _, _ = train.parse_args(["--config", ns.config, "--ray-workers", str(k), "--ray-address", ns.address])
+            extra = ["--num-envs", str(k * ns.tables_per_worker)] if ns.tables_per_worker else []
+            args, _, _ = train.parse_args(["--config", ns.config, "--ray-workers", str(k), "--ray-address", ns.address,
+                                           *extra])
             net = train.PolicyValueNet(hidden_sizes=args.hidden_sizes)
             collector = RayCollector(train, args, load_variant(args.variant), np.random.default_rng(r))
             buf = train.Rollout(args.num_envs * args.num_steps)
@@ -55,17 +60,20 @@ def main() -> None:
                 collector.collect(net, buf, args.num_steps, {})
             rates[k].append(ns.updates * args.num_envs * args.num_steps / (time.perf_counter() - t0))
             sent = k * sum(v.numel() * v.element_size() for v in net.state_dict().values())
-            received = sum(getattr(buf, f)[:buf.size].nbytes for f in BUFFER_FIELDS)
+            received = collector.bytes_received
+            dense = sum(getattr(buf, f)[:buf.size].nbytes for f in BUFFER_FIELDS)
             for a in collector.actors:
                 ray.kill(a)
         print(f"round {r + 1}/{ns.repeats} done", file=sys.stderr)
     for k in ns.workers:
-        print(fmt(f"Ray collection, {k} actor(s) [{Path(ns.config).stem}]", rates[k], "steps/s"))
+        tables = f"{ns.tables_per_worker} tables each" if ns.tables_per_worker else "the config's tables shared"
+        print(fmt(f"Ray collection, {k} actor(s) [{Path(ns.config).stem}, {tables}]", rates[k], "steps/s"))
     if len(ns.workers) > 1:
         a, b = ns.workers[0], ns.workers[-1]
         print(f"{b} actors / {a}: {statistics.median(rates[b]) / statistics.median(rates[a]):.2f}x")
     print(f"per update: weights out {sent / 1e6:.2f} MB ({ns.workers[-1]} actors), trajectories back "
-          f"{received / 1e6:.1f} MB ({buf.size} decisions, {received / max(buf.size, 1):,.0f} bytes each)")
+          f"{received / 1e6:.2f} MB ({buf.size} decisions, {received / max(buf.size, 1):,.0f} bytes each; "
+          f"{dense / max(received, 1):.1f}x fewer than the dense buffer's {dense / 1e6:.1f} MB)")
 
 
 if __name__ == "__main__":
