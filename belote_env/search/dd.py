@@ -71,6 +71,7 @@ MAX_PLY = 33
 CAP_NONE = 3  # no team can still make capot (or the bonus is not scored)
 CAP_START = 2  # no trick completed yet
 INF = 1 << 20
+TT_WAYS = 4  # entries per bucket of the transposition table
 
 
 def new_tables(log2_size: int = 20):
@@ -78,7 +79,7 @@ def new_tables(log2_size: int = 20):
     n = 1 << log2_size
     tt_k = np.zeros((n, 2), dtype=np.int64)
     tt_meta = np.full(n, -1, dtype=np.int64)  # leader | cap << 2 | stamp << 4
-    tt_val = np.zeros((n, 3), dtype=np.int32)  # lower bound, upper bound, best card
+    tt_val = np.zeros((n, 4), dtype=np.int32)  # lower bound, upper bound, best card, work (nodes searched)
     history = np.zeros((4, 32), dtype=np.int64)
     killers = np.full((MAX_PLY, 18), -1, dtype=np.int64)  # per ply: 2 killer cards, then the move list and scores
     ctx = np.zeros(CTX_SIZE, dtype=np.int64)
@@ -122,6 +123,32 @@ def _hash(k0, k1, meta):
     h ^= np.uint64(meta) * np.uint64(0x165667B19E3779F9)
     h ^= h >> np.uint64(29)
     return np.int64(h >> np.uint64(1))
+
+
+@njit(cache=True, inline="always")
+def _tt_find(tt_k, tt_meta, base, k0, k1, meta):
+    """The slot of the bucket at ``base`` holding the position, or -1."""
+    for j in range(TT_WAYS):
+        s = base + j
+        if tt_meta[s] == meta and tt_k[s, 0] == k0 and tt_k[s, 1] == k1:
+            return s
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _tt_victim(tt_meta, tt_val, base, stamp):
+    """The slot of the bucket at ``base`` to overwrite: an entry of an earlier solve, else the one whose
+    search took the fewest nodes."""
+    victim = base
+    least = 1 << 40
+    for j in range(TT_WAYS):
+        s = base + j
+        if tt_meta[s] < 0 or (tt_meta[s] >> 4) != stamp:
+            return s
+        if tt_val[s, 3] < least:
+            least = tt_val[s, 3]
+            victim = s
+    return victim
 
 
 @njit(cache=True, inline="always")
@@ -251,8 +278,9 @@ def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_c
         return pts if team == 0 else -pts
     alpha0 = alpha
     beta0 = beta
+    nodes0 = ctx[C_NODES]
     tt_best = -1
-    slot = -1
+    base = -1
     k0 = 0
     k1 = 0
     meta = 0
@@ -260,8 +288,9 @@ def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_c
         k0 = hands[0] | (hands[1] << 32)
         k1 = hands[2] | (hands[3] << 32)
         meta = seat | (cap << 2) | (ctx[C_STAMP] << 4)
-        slot = _hash(k0, k1, meta) & ctx[C_TTMASK]
-        if tt_meta[slot] == meta and tt_k[slot, 0] == k0 and tt_k[slot, 1] == k1:
+        base = _hash(k0, k1, meta) & ctx[C_TTMASK] & ~(TT_WAYS - 1)
+        slot = _tt_find(tt_k, tt_meta, base, k0, k1, meta)
+        if slot >= 0:
             lo = tt_val[slot, 0]
             hi = tt_val[slot, 1]
             tt_best = tt_val[slot, 2]
@@ -324,13 +353,15 @@ def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_c
                 killers[ply, 1] = killers[ply, 0]
                 killers[ply, 0] = c
             break
-    if slot >= 0:
-        if tt_meta[slot] == meta and tt_k[slot, 0] == k0 and tt_k[slot, 1] == k1:
+    if base >= 0:
+        slot = _tt_find(tt_k, tt_meta, base, k0, k1, meta)
+        if slot >= 0:
             lo = tt_val[slot, 0]
             hi = tt_val[slot, 1]
         else:
             lo = -INF
             hi = INF
+            slot = _tt_victim(tt_meta, tt_val, base, ctx[C_STAMP])
         if best <= alpha0:
             if best < hi:
                 hi = best
@@ -346,6 +377,7 @@ def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_c
         tt_val[slot, 0] = lo
         tt_val[slot, 1] = hi
         tt_val[slot, 2] = best_card
+        tt_val[slot, 3] = min(ctx[C_NODES] - nodes0, 1 << 30)
     return best
 
 
