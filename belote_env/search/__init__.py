@@ -144,6 +144,8 @@ class Solver:
         ctx[dd.C_CAPOT_BONUS] = self.capot_bonus
         ctx[dd.C_STAMP] += 1  # a new solve: every table entry of an earlier one is stale
         ctx[dd.C_NODES] = 0
+        ctx[dd.C_ITERS] = 0
+        ctx[dd.C_TTHITS] = 0
         self.history[:] = 0
         self.killers[:] = -1
 

@@ -450,12 +450,25 @@ def root_value(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, w
 @njit(cache=False)
 def mtdf(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
          ntrick, trick_pts, trick_mask, tricks_left, cap, guess, ply):
-    """The exact value by null-window searches: the first at ``guess``, then a bisection of the interval
-    still open (each fail-soft answer narrows it; the table keeps the bounds each search proves)."""
-    lo = -512  # the value is > lo (every value is within +-(162 + capot bonus))
-    hi = 512  # the value is <= hi
-    test = guess
-    while hi - lo > 1:
+    """The exact value by null-window searches: the first at ``guess``, then a bisection of the values still
+    possible (each fail-soft answer narrows them; the table keeps the bounds each search proves). Every value
+    is within +-(the points left + the capot bonus) and, the bonus being even, of the parity of the points
+    left."""
+    strain = ctx[C_STRAIN]
+    rules = ctx[C_RULES]
+    rem = hands[0] | hands[1] | hands[2] | hands[3]
+    total = trick_pts + 10 + PBYTE[strain, rules, 0, rem & 255] + PBYTE[strain, rules, 1, (rem >> 8) & 255] \
+        + PBYTE[strain, rules, 2, (rem >> 16) & 255] + PBYTE[strain, rules, 3, (rem >> 24) & 255]
+    bound = total
+    if cap != CAP_NONE:
+        bound += ctx[C_CAPOT_BONUS]
+    step = 2 if ctx[C_CAPOT_BONUS] % 2 == 0 else 1
+    lo = -bound - 1  # the value is > lo
+    hi = bound  # the value is <= hi
+    test = min(max(guess, -bound), bound)
+    if step == 2 and (test - total) % 2 != 0:
+        test -= 1
+    while True:
         ctx[C_ITERS] += 1
         g = search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
                    ntrick, trick_pts, trick_mask, tricks_left, cap, test, test + 1, ply)
@@ -463,7 +476,12 @@ def mtdf(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_car
             lo = g - 1
         else:
             hi = g
-        if hi - lo <= 1:
-            break
-        test = (lo + hi) // 2
-    return hi
+        if step == 2 and (hi - total) % 2 != 0:
+            hi -= 1
+        first = lo + 1  # the least value still possible
+        if step == 2 and (first - total) % 2 != 0:
+            first += 1
+        if first >= hi:
+            return hi
+        n = (hi - first) // step + 1
+        test = first + step * ((n - 1) // 2)
