@@ -72,12 +72,13 @@ CAP_NONE = 3  # no team can still make capot (or the bonus is not scored)
 CAP_START = 2  # no trick completed yet
 INF = 1 << 20
 TT_WAYS = 4  # entries per bucket of the transposition table
+TT_MID_TRICK = 6  # positions inside a trick are stored too when this many tricks are left or more
 
 
 def new_tables(log2_size: int = 20):
     """The transposition table (keys, meta, lower and upper bounds, best card) and the ordering tables."""
     n = 1 << log2_size
-    tt_k = np.zeros((n, 2), dtype=np.int64)
+    tt_k = np.zeros((n, 3), dtype=np.int64)  # hands 0 and 1, hands 2 and 3, cards of the trick in progress
     tt_meta = np.full(n, -1, dtype=np.int64)  # leader | cap << 2 | stamp << 4
     tt_val = np.zeros((n, 4), dtype=np.int32)  # lower bound, upper bound, best card, work (nodes searched)
     history = np.zeros((4, 32), dtype=np.int64)
@@ -117,20 +118,21 @@ def _lowbit_index(x):
 
 
 @njit(cache=True, inline="always")
-def _hash(k0, k1, meta):
+def _hash(k0, k1, k2, meta):
     h = np.uint64(k0) * np.uint64(0x9E3779B97F4A7C15)
     h ^= np.uint64(k1) * np.uint64(0xC2B2AE3D27D4EB4F)
+    h ^= np.uint64(k2) * np.uint64(0xD6E8FEB86659FD93)
     h ^= np.uint64(meta) * np.uint64(0x165667B19E3779F9)
     h ^= h >> np.uint64(29)
     return np.int64(h >> np.uint64(1))
 
 
 @njit(cache=True, inline="always")
-def _tt_find(tt_k, tt_meta, base, k0, k1, meta):
+def _tt_find(tt_k, tt_meta, base, k0, k1, k2, meta):
     """The slot of the bucket at ``base`` holding the position, or -1."""
     for j in range(TT_WAYS):
         s = base + j
-        if tt_meta[s] == meta and tt_k[s, 0] == k0 and tt_k[s, 1] == k1:
+        if tt_meta[s] == meta and tt_k[s, 0] == k0 and tt_k[s, 1] == k1 and tt_k[s, 2] == k2:
             return s
     return -1
 
@@ -210,9 +212,10 @@ def gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, tt_best, p
         elif c == killers[ply, 1]:
             s = 1 << 38
         else:
-            s = history[seat, c] << 8
-            # static order: a trick our side is sure to win takes points; a doubtful one is won high
+            # the history score first (it orders far better than any static rule measured), then a static
+            # order for its ties: a trick our side is sure to win takes points; a doubtful one is won high
             # and cheap; a lost one gets the cheapest card
+            s = history[seat, c] << 12
             if led < 0:
                 nwin = c
                 nws = seat
@@ -231,9 +234,9 @@ def gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, tt_best, p
                         sure = False
                         break
                 if sure:
-                    s += (1 << 30) + pts * 16 - STRENGTH[strain, c]
+                    s += 1024 + pts * 16 - STRENGTH[strain, c]
                 else:
-                    s += (1 << 29) - pts * 16 + STRENGTH[strain, c]
+                    s += 512 - pts * 16 + STRENGTH[strain, c]
             else:
                 s -= pts * 16 + STRENGTH[strain, c]
         # insertion, best first
@@ -284,12 +287,12 @@ def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_c
     k0 = 0
     k1 = 0
     meta = 0
-    if ntrick == 0:
+    if ntrick == 0 or tricks_left >= TT_MID_TRICK:
         k0 = hands[0] | (hands[1] << 32)
         k1 = hands[2] | (hands[3] << 32)
         meta = seat | (cap << 2) | (ctx[C_STAMP] << 4)
-        base = _hash(k0, k1, meta) & ctx[C_TTMASK] & ~(TT_WAYS - 1)
-        slot = _tt_find(tt_k, tt_meta, base, k0, k1, meta)
+        base = _hash(k0, k1, trick_mask, meta) & ctx[C_TTMASK] & ~(TT_WAYS - 1)
+        slot = _tt_find(tt_k, tt_meta, base, k0, k1, trick_mask, meta)
         if slot >= 0:
             lo = tt_val[slot, 0]
             hi = tt_val[slot, 1]
@@ -354,7 +357,7 @@ def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_c
                 killers[ply, 0] = c
             break
     if base >= 0:
-        slot = _tt_find(tt_k, tt_meta, base, k0, k1, meta)
+        slot = _tt_find(tt_k, tt_meta, base, k0, k1, trick_mask, meta)
         if slot >= 0:
             lo = tt_val[slot, 0]
             hi = tt_val[slot, 1]
@@ -373,6 +376,7 @@ def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_c
             hi = best
         tt_k[slot, 0] = k0
         tt_k[slot, 1] = k1
+        tt_k[slot, 2] = trick_mask
         tt_meta[slot] = meta
         tt_val[slot, 0] = lo
         tt_val[slot, 1] = hi
