@@ -71,6 +71,7 @@ MAX_PLY = 33
 CAP_NONE = 3  # no team can still make capot (or the bonus is not scored)
 CAP_START = 2  # no trick completed yet
 INF = 1 << 20
+STAMP_LIMIT = (1 << 27) - 1  # stamps are 27 bits in a table entry
 TT_WAYS = 4  # entries per bucket of the transposition table
 TT_MID_TRICK = 6  # positions inside a trick are stored too when this many tricks are left or more
 
@@ -78,14 +79,17 @@ TT_MID_TRICK = 6  # positions inside a trick are stored too when this many trick
 def new_tables(log2_size: int = 20):
     """The transposition table (keys, meta, lower and upper bounds, best card) and the ordering tables."""
     n = 1 << log2_size
-    tt_k = np.zeros((n, 3), dtype=np.int64)  # hands 0 and 1, hands 2 and 3, cards of the trick in progress
-    tt_meta = np.full(n, -1, dtype=np.int64)  # leader | cap << 2 | stamp << 4
-    tt_val = np.zeros((n, 4), dtype=np.int32)  # lower bound, upper bound, best card, work (nodes searched)
+    # an entry is 4 words: hands 0 and 1; hands 2 and 3; the cards of the trick in progress | seat to play << 32
+    # | capot state << 34 | stamp << 36; lower bound + 1024 | upper bound + 1024 << 11 | best card + 1 << 22 |
+    # work (nodes its search took) << 28. A bucket (TT_WAYS entries, 128 bytes) is aligned on 128 bytes.
+    raw = np.zeros(4 * n + 16, dtype=np.int64)
+    skip = (-raw.ctypes.data % 128) // 8
+    tt = raw[skip:skip + 4 * n].reshape(n, 4)
     history = np.zeros((4, 32), dtype=np.int64)
     killers = np.full((MAX_PLY, 18), -1, dtype=np.int64)  # per ply: 2 killer cards, then the move list and scores
     ctx = np.zeros(CTX_SIZE, dtype=np.int64)
     ctx[C_TTMASK] = n - 1
-    return ctx, tt_k, tt_meta, tt_val, history, killers
+    return ctx, tt, history, killers
 
 
 @njit(cache=True, inline="always")
@@ -118,37 +122,40 @@ def _lowbit_index(x):
 
 
 @njit(cache=True, inline="always")
-def _hash(k0, k1, k2, meta):
+def _hash(k0, k1, meta):
     h = np.uint64(k0) * np.uint64(0x9E3779B97F4A7C15)
     h ^= np.uint64(k1) * np.uint64(0xC2B2AE3D27D4EB4F)
-    h ^= np.uint64(k2) * np.uint64(0xD6E8FEB86659FD93)
     h ^= np.uint64(meta) * np.uint64(0x165667B19E3779F9)
-    h ^= h >> np.uint64(29)
+    h ^= h >> np.uint64(33)  # murmur3's finaliser: every bit of the keys reaches the low bits
+    h *= np.uint64(0xFF51AFD7ED558CCD)
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xC4CEB9FE1A85EC53)
+    h ^= h >> np.uint64(33)
     return np.int64(h >> np.uint64(1))
 
 
 @njit(cache=True, inline="always")
-def _tt_find(tt_k, tt_meta, base, k0, k1, k2, meta):
+def _tt_find(tt, base, k0, k1, meta):
     """The slot of the bucket at ``base`` holding the position, or -1."""
     for j in range(TT_WAYS):
         s = base + j
-        if tt_meta[s] == meta and tt_k[s, 0] == k0 and tt_k[s, 1] == k1 and tt_k[s, 2] == k2:
+        if tt[s, 2] == meta and tt[s, 0] == k0 and tt[s, 1] == k1:
             return s
     return -1
 
 
 @njit(cache=True, inline="always")
-def _tt_victim(tt_meta, tt_val, base, stamp):
+def _tt_victim(tt, base, stamp):
     """The slot of the bucket at ``base`` to overwrite: an entry of an earlier solve, else the one whose
     search took the fewest nodes."""
     victim = base
-    least = 1 << 40
+    least = 1 << 62
     for j in range(TT_WAYS):
         s = base + j
-        if tt_meta[s] < 0 or (tt_meta[s] >> 4) != stamp:
+        if (tt[s, 2] >> 36) != stamp:
             return s
-        if tt_val[s, 3] < least:
-            least = tt_val[s, 3]
+        if tt[s, 3] < least:  # the work is in the high bits
+            least = tt[s, 3]
             victim = s
     return victim
 
@@ -252,7 +259,7 @@ def gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, tt_best, p
 
 
 @njit(cache=False)
-def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
+def search(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
            ntrick, trick_pts, trick_mask, tricks_left, cap, alpha, beta, ply):
     """Value (team 0's take minus team 1's, see the module doc) of the position, fail-soft in (alpha, beta).
 
@@ -290,13 +297,14 @@ def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_c
     if ntrick == 0 or tricks_left >= TT_MID_TRICK:
         k0 = hands[0] | (hands[1] << 32)
         k1 = hands[2] | (hands[3] << 32)
-        meta = seat | (cap << 2) | (ctx[C_STAMP] << 4)
-        base = _hash(k0, k1, trick_mask, meta) & ctx[C_TTMASK] & ~(TT_WAYS - 1)
-        slot = _tt_find(tt_k, tt_meta, base, k0, k1, trick_mask, meta)
+        meta = trick_mask | (seat << 32) | (cap << 34) | (ctx[C_STAMP] << 36)
+        base = _hash(k0, k1, meta) & ctx[C_TTMASK] & ~(TT_WAYS - 1)
+        slot = _tt_find(tt, base, k0, k1, meta)
         if slot >= 0:
-            lo = tt_val[slot, 0]
-            hi = tt_val[slot, 1]
-            tt_best = tt_val[slot, 2]
+            w = tt[slot, 3]
+            lo = (w & 2047) - 1024
+            hi = ((w >> 11) & 2047) - 1024
+            tt_best = ((w >> 22) & 63) - 1
             ctx[C_TTHITS] += 1
             if lo == hi or lo >= beta:
                 return lo
@@ -332,10 +340,10 @@ def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_c
         nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, ntrick, strain,
                                                           pts, tricks_left, cap)
         if ntrick == 3:
-            v = add + search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, nwin_seat, -1, -1, -1,
+            v = add + search(ctx, tt, history, killers, hands, nwin_seat, -1, -1, -1,
                              0, 0, 0, tricks_left - 1, ncap, alpha - add, beta - add, ply + 1)
         else:
-            v = search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, (seat + 1) & 3, nled, nwin_card,
+            v = search(ctx, tt, history, killers, hands, (seat + 1) & 3, nled, nwin_card,
                        nwin_seat, ntrick + 1, pts, trick_mask | bit, tricks_left, cap, alpha, beta, ply + 1)
         hands[seat] ^= bit
         if maximize:
@@ -357,14 +365,15 @@ def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_c
                 killers[ply, 0] = c
             break
     if base >= 0:
-        slot = _tt_find(tt_k, tt_meta, base, k0, k1, trick_mask, meta)
+        slot = _tt_find(tt, base, k0, k1, meta)
         if slot >= 0:
-            lo = tt_val[slot, 0]
-            hi = tt_val[slot, 1]
+            w = tt[slot, 3]
+            lo = (w & 2047) - 1024
+            hi = ((w >> 11) & 2047) - 1024
         else:
-            lo = -INF
-            hi = INF
-            slot = _tt_victim(tt_meta, tt_val, base, ctx[C_STAMP])
+            lo = -1023
+            hi = 1023
+            slot = _tt_victim(tt, base, ctx[C_STAMP])
         if best <= alpha0:
             if best < hi:
                 hi = best
@@ -374,21 +383,18 @@ def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_c
         else:
             lo = best
             hi = best
-        tt_k[slot, 0] = k0
-        tt_k[slot, 1] = k1
-        tt_k[slot, 2] = trick_mask
-        tt_meta[slot] = meta
-        tt_val[slot, 0] = lo
-        tt_val[slot, 1] = hi
-        tt_val[slot, 2] = best_card
-        tt_val[slot, 3] = min(ctx[C_NODES] - nodes0, 1 << 30)
+        tt[slot, 0] = k0
+        tt[slot, 1] = k1
+        tt[slot, 2] = meta
+        tt[slot, 3] = (lo + 1024) | ((hi + 1024) << 11) | ((best_card + 1) << 22) \
+            | (min(ctx[C_NODES] - nodes0, 1 << 34) << 28)
     return best
 
 
 
 
 @njit(cache=False)
-def root_values(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
+def root_values(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
                 ntrick, trick_pts, trick_mask, tricks_left, cap, out):
     """The exact value of every legal card of ``seat`` in ``out`` (indexed by card; untouched for others).
 
@@ -411,10 +417,10 @@ def root_values(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, 
         nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, ntrick, strain,
                                                           pts, tricks_left, cap)
         if ntrick == 3:
-            v = add + mtdf(ctx, tt_k, tt_meta, tt_val, history, killers, hands, nwin_seat, -1, -1, -1,
+            v = add + mtdf(ctx, tt, history, killers, hands, nwin_seat, -1, -1, -1,
                            0, 0, 0, tricks_left - 1, ncap, guess - add, 1)
         else:
-            v = mtdf(ctx, tt_k, tt_meta, tt_val, history, killers, hands, (seat + 1) & 3, nled, nwin_card,
+            v = mtdf(ctx, tt, history, killers, hands, (seat + 1) & 3, nled, nwin_card,
                      nwin_seat, ntrick + 1, pts, trick_mask | bit, tricks_left, cap, guess, 1)
         hands[seat] ^= bit
         out[c] = v
@@ -443,16 +449,16 @@ def _searched(moves, n, c):
 
 
 @njit(cache=False)
-def root_value(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
+def root_value(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
                ntrick, trick_pts, trick_mask, tricks_left, cap, alpha, beta):
     """:func:`search` from the root (an entry point, so that ``search`` is only ever compiled for the
     argument types it calls itself with)."""
-    return mtdf(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
+    return mtdf(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
                 ntrick, trick_pts, trick_mask, tricks_left, cap, 0, 0)
 
 
 @njit(cache=False)
-def mtdf(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
+def mtdf(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
          ntrick, trick_pts, trick_mask, tricks_left, cap, guess, ply):
     """The exact value by null-window searches: the first at ``guess``, then a bisection of the values still
     possible (each fail-soft answer narrows them; the table keeps the bounds each search proves). Every value
@@ -474,7 +480,7 @@ def mtdf(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_car
         test -= 1
     while True:
         ctx[C_ITERS] += 1
-        g = search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
+        g = search(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
                    ntrick, trick_pts, trick_mask, tricks_left, cap, test, test + 1, ply)
         if g > test:
             lo = g - 1
