@@ -183,6 +183,106 @@ def play_card(ctx, c, seat, led, win_card, win_seat, ntrick, strain, pts, tricks
     return led, nwin_card, nwin_seat, ncap, gain if team == 0 else -gain
 
 
+@njit(cache=True, inline="always")
+def _last_trick(ctx, hands, seat, cap):
+    """The value of the last trick, ``seat`` to lead: one card in each hand, nothing to choose."""
+    strain = ctx[C_STRAIN]
+    rules = ctx[C_RULES]
+    win = _lowbit_index(hands[seat])
+    wseat = seat
+    pts = 10 + POINTS[strain, rules, win]
+    for k in range(1, 4):
+        s2 = (seat + k) & 3
+        c = _lowbit_index(hands[s2])
+        pts += POINTS[strain, rules, c]
+        if beats(c, win, strain):
+            win = c
+            wseat = s2
+    team = wseat & 1
+    if ctx[C_CAPOT_BONUS] > 0 and (cap == CAP_START or cap == team):
+        pts += ctx[C_CAPOT_BONUS]
+    return pts if team == 0 else -pts
+
+
+@njit(cache=True)
+def _two_tricks(ctx, hands, seat, cap, alpha, beta):
+    """The value of the last two tricks, ``seat`` to lead (two cards in each hand), fail-soft in
+    (alpha, beta): alpha-beta over the at most 16 ways to play the first of them, the last computed directly."""
+    strain = ctx[C_STRAIN]
+    rules = ctx[C_RULES]
+    otp = ctx[C_OVERTRUMP_PARTNER]
+    ut = ctx[C_UNDERTRUMP]
+    s1 = (seat + 1) & 3
+    s2 = (seat + 2) & 3
+    s3 = (seat + 3) & 3
+    # in the leader's frame (its team maximises sign * value) the window is (a, b)
+    if (seat & 1) == 0:
+        sign = 1
+        a = alpha
+        b = beta
+    else:
+        sign = -1
+        a = -beta
+        b = -alpha
+    b0 = -INF
+    m0 = hands[seat]
+    while m0:
+        c0 = _lowbit_index(m0)
+        m0 &= m0 - 1
+        hands[seat] ^= 1 << c0
+        p0 = POINTS[strain, rules, c0]
+        led, w0, ws0, cap0, g = play_card(ctx, c0, seat, -1, -1, -1, 0, strain, p0, 2, cap)
+        a0 = max(a, b0)
+        b1 = INF
+        m1 = legal_cards(hands[s1], led, w0, False, strain, otp, ut)
+        while m1:
+            c1 = _lowbit_index(m1)
+            m1 &= m1 - 1
+            hands[s1] ^= 1 << c1
+            p1 = p0 + POINTS[strain, rules, c1]
+            led, w1, ws1, cap1, g = play_card(ctx, c1, s1, led, w0, ws0, 1, strain, p1, 2, cap)
+            b_1 = min(b, b1)
+            b2 = -INF
+            m2 = legal_cards(hands[s2], led, w1, ws1 == seat, strain, otp, ut)
+            while m2:
+                c2 = _lowbit_index(m2)
+                m2 &= m2 - 1
+                hands[s2] ^= 1 << c2
+                p2 = p1 + POINTS[strain, rules, c2]
+                led, w2, ws2, cap2, g = play_card(ctx, c2, s2, led, w1, ws1, 2, strain, p2, 2, cap)
+                a2 = max(a0, b2)
+                b3 = INF
+                m3 = legal_cards(hands[s3], led, w2, ws2 == s1, strain, otp, ut)
+                while m3:
+                    c3 = _lowbit_index(m3)
+                    m3 &= m3 - 1
+                    hands[s3] ^= 1 << c3
+                    p3 = p2 + POINTS[strain, rules, c3]
+                    led3, w3, ws3, cap3, g = play_card(ctx, c3, s3, led, w2, ws2, 3, strain, p3, 2, cap)
+                    v = sign * (g + _last_trick(ctx, hands, ws3, cap3))
+                    hands[s3] ^= 1 << c3
+                    if v < b3:
+                        b3 = v
+                    if b3 <= a2:
+                        break
+                hands[s2] ^= 1 << c2
+                if b3 > b2:
+                    b2 = b3
+                if b2 >= b_1:
+                    break
+            hands[s1] ^= 1 << c1
+            if b2 < b1:
+                b1 = b2
+            if b1 <= a0:
+                break
+        hands[seat] ^= 1 << c0
+        if b1 > b0:
+            b0 = b1
+        if b0 >= b:
+            break
+    return sign * b0
+
+
 @njit(cache=True)
 def gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, tt_best, ply, history, killers):
     """Legal cards of ``seat`` after equivalent-card pruning, best first, in ``killers[ply, 2:10]`` (a buffer
@@ -269,23 +369,7 @@ def search(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
     if tricks_left == 0:
         return 0
     if ntrick == 0 and tricks_left == 1:
-        # the last trick: one card in each hand, nothing to choose
-        strain = ctx[C_STRAIN]
-        rules = ctx[C_RULES]
-        win = _lowbit_index(hands[seat])
-        wseat = seat
-        pts = 10 + POINTS[strain, rules, win]
-        for k in range(1, 4):
-            s2 = (seat + k) & 3
-            c = _lowbit_index(hands[s2])
-            pts += POINTS[strain, rules, c]
-            if beats(c, win, strain):
-                win = c
-                wseat = s2
-        team = wseat & 1
-        if ctx[C_CAPOT_BONUS] > 0 and (cap == CAP_START or cap == team):
-            pts += ctx[C_CAPOT_BONUS]
-        return pts if team == 0 else -pts
+        return _last_trick(ctx, hands, seat, cap)
     alpha0 = alpha
     beta0 = beta
     nodes0 = ctx[C_NODES]
@@ -327,11 +411,18 @@ def search(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
     if -bound >= beta:
         return -bound
     # the cards of the trick in progress are still in play for the equivalence of cards
-    n = gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem | trick_mask, tt_best, ply, history, killers)
-    moves = killers[ply, 2:10]
     maximize = (seat & 1) == 0
-    best = -INF if maximize else INF
-    best_card = moves[0]
+    if ntrick == 0 and tricks_left == 2:
+        # the last two tricks: a plain alpha-beta without ordering (its value is stored, not its card)
+        n = 0
+        best = _two_tricks(ctx, hands, seat, cap, alpha, beta)
+        best_card = -1
+    else:
+        n = gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem | trick_mask, tt_best, ply, history,
+                      killers)
+        best = -INF if maximize else INF
+        best_card = killers[ply, 2]
+    moves = killers[ply, 2:10]
     for i in range(n):
         c = moves[i]
         bit = 1 << c
