@@ -422,6 +422,31 @@ def search(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
                       killers)
         best = -INF if maximize else INF
         best_card = killers[ply, 2]
+        if ntrick == 3 and tricks_left >= 3:
+            # enhanced transposition cutoff: a card that ends the trick in a position whose bound in the table
+            # already gives the cutoff
+            for i in range(n):
+                c = killers[ply, 2 + i]
+                pts = trick_pts + POINTS[strain, rules, c]
+                nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, ntrick,
+                                                                  strain, pts, tricks_left, cap)
+                hands[seat] ^= 1 << c
+                c0 = hands[0] | (hands[1] << 32)
+                c1 = hands[2] | (hands[3] << 32)
+                hands[seat] ^= 1 << c
+                cmeta = (nwin_seat << 32) | (ncap << 34) | (ctx[C_STAMP] << 36)
+                cbase = _hash(c0, c1, cmeta) & ctx[C_TTMASK] & ~(TT_WAYS - 1)
+                cslot = _tt_find(tt, cbase, c0, c1, cmeta)
+                if cslot >= 0:
+                    w = tt[cslot, 3]
+                    if maximize:
+                        clo = (w & 2047) - 1024 + add
+                        if clo >= beta:
+                            return clo
+                    else:
+                        chi = ((w >> 11) & 2047) - 1024 + add
+                        if chi <= alpha:
+                            return chi
     moves = killers[ply, 2:10]
     for i in range(n):
         c = moves[i]
