@@ -2,7 +2,8 @@
 
     python benchmarks/dd_nodes.py [--deals 30] [--strain hearts|notrump|alltrump] [--seed 0] [-v] [--values]
 
-The deals are the same as bench_dd.py's (seed ``{seed}:{strain}``, one 3-trick warm-up drawn first).
+The deals are the same as bench_dd.py's (seed ``{seed}:{strain}``, one 3-trick warm-up drawn first);
+``--tricks K`` plays them at random down to K tricks left, ``--all-cards`` times ``values_of`` (every legal card).
 ``--values`` prints each deal's value, to compare two versions of the solver.
 """
 
@@ -30,6 +31,8 @@ def main() -> int:
     p.add_argument("--skip", type=int, default=0, help="skip this many deals first")
     p.add_argument("--only", type=str, default="", help="comma separated deal indices to solve")
     p.add_argument("--tt", type=int, default=20)
+    p.add_argument("--tricks", type=int, default=8, help="tricks left in the positions (8: full deals)")
+    p.add_argument("--all-cards", action="store_true", help="values_of (every legal card) rather than value_of")
     p.add_argument("-v", action="store_true")
     p.add_argument("--values", action="store_true")
     args = p.parse_args()
@@ -42,17 +45,19 @@ def main() -> int:
     solver = Solver(log2_tt=args.tt)
     rng = random.Random(f"{args.seed}:{strain}")
     t = time.process_time()
-    solver.value(play_position(v, strain, rng, tricks_left=3))  # compile
+    warm = play_position(v, strain, rng, tricks_left=3)
+    solver.value(warm)  # compile
+    solver.values(warm)
     print(f"compile {time.process_time() - t:.1f} s cpu", file=sys.stderr)
     only = {int(x) for x in args.only.split(",") if x}
     cpu, nodes = [], []
     for i in range(args.skip + args.deals):
-        st = play_position(v, strain, rng, tricks_left=8)
+        st = play_position(v, strain, rng, tricks_left=args.tricks)
         if i < args.skip or (only and i not in only):
             continue
         pos = Position(st)
         t = time.process_time()
-        val = solver.value_of(pos)
+        val = solver.values_of(pos) if args.all_cards else solver.value_of(pos)
         dt = time.process_time() - t
         cpu.append(dt)
         nodes.append(solver.nodes)

@@ -18,20 +18,31 @@ constant (points, trick strength, the cards that beat a card, trump masks) is
 read from ``belote_env.fast.tables``, which builds them from the rules core.
 
 Search: fail-soft alpha-beta, one ply per card, run as null-window tests that
-bisect the interval of the value (:func:`mtdf`; about 8 tests a position), with
+bisect the values still possible (:func:`mtdf`: every value is within +-(the
+points left + the capot bonus) and has the parity of the points left; about 7
+tests a full deal), with
 
-- a transposition table at trick starts (key: the four hands, the leader,
-  the capot state), storing lower and upper bounds and the best card;
-- move ordering: the table's best card, then the killer card of the ply,
-  then a static score (in a trick: win it cheaply when an opponent holds it,
-  give points when the partner's card is sure, else discard low) plus the
-  history score of the card (raised by the depth squared at every cutoff);
+- a transposition table (key: the four hands, the cards of the trick in
+  progress, the seat to play, the capot state) at trick starts, and inside
+  tricks while 6 tricks or more are left; it stores lower and upper bounds and
+  the best card, in buckets of 4 entries (one 128-byte aligned block), a new
+  entry replacing one of an earlier solve or else the one whose search took
+  the fewest nodes;
+- an enhanced transposition cutoff at the last card of a trick: a card that
+  leads to a trick start whose stored bound already gives the cutoff ends the
+  search of the node without searching anything;
+- move ordering: the table's best card, then the killer cards of the ply,
+  then the history score of the card (raised by the depth squared at every
+  cutoff), its ties broken by a static score (in a trick: win it cheaply when
+  an opponent holds it, give points when the partner's card is sure, else
+  discard low);
 - equivalent-card pruning: of two cards of one suit in one hand, worth the
   same points, with no card still in play between them in the strain's order
   (cards of completed tricks are gone; cards of the trick in progress are not),
   only the higher is searched: they win and lose against the same cards;
-- a bound at every node (no team wins more than the points left) and the
-  last trick computed directly.
+- a bound at every node (no team wins more than the points left), the last
+  two tricks by a plain alpha-beta without ordering (:func:`_two_tricks`,
+  after the table probe) and the last trick computed directly.
 
 The recursive functions (:func:`search` and its callers) are compiled with
 ``cache=False``: numba's disk cache crashed (segmentation fault) when it
@@ -73,7 +84,10 @@ CAP_START = 2  # no trick completed yet
 INF = 1 << 20
 STAMP_LIMIT = (1 << 27) - 1  # stamps are 27 bits in a table entry
 TT_WAYS = 4  # entries per bucket of the transposition table
-TT_MID_TRICK = 6  # positions inside a trick are stored too when this many tricks are left or more
+# Positions inside a trick are stored too when this many tricks are left or more. Their key (the hands, the cards
+# of the trick, the seat to play) names one position only among those of one deal (who played which card of the
+# trick follows from the hands the deal started with): the stamp in the key keeps them to one solve.
+TT_MID_TRICK = 6
 
 
 def new_tables(log2_size: int = 20):
