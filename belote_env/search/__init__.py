@@ -122,7 +122,7 @@ def _cards(mask: int):
 
 
 class Solver:
-    """A double-dummy solver with its own transposition table (``2**log2_tt`` entries, about 36 bytes each).
+    """A double-dummy solver with its own transposition table (``2**log2_tt`` entries, 32 bytes each).
 
     ``capot_bonus``: points added to the take of a team that wins every trick of the deal (0: none,
     90: a capot scores 252 rather than 162)."""
@@ -131,7 +131,7 @@ class Solver:
         dd = kernels()
         self._dd = dd
         self.capot_bonus = int(capot_bonus)
-        self.ctx, self.tt_k, self.tt_meta, self.tt_val, self.history, self.killers = dd.new_tables(log2_tt)
+        self.ctx, self.tt, self.history, self.killers = dd.new_tables(log2_tt)
         self._out = np.zeros(32, dtype=np.int64)
         self.nodes = 0
 
@@ -142,8 +142,13 @@ class Solver:
         ctx[dd.C_OVERTRUMP_PARTNER] = pos.overtrump_partner
         ctx[dd.C_UNDERTRUMP] = pos.undertrump
         ctx[dd.C_CAPOT_BONUS] = self.capot_bonus
+        if ctx[dd.C_STAMP] >= dd.STAMP_LIMIT:  # stamps wrap: clear the table
+            self.tt[:] = 0
+            ctx[dd.C_STAMP] = 0
         ctx[dd.C_STAMP] += 1  # a new solve: every table entry of an earlier one is stale
         ctx[dd.C_NODES] = 0
+        ctx[dd.C_ITERS] = 0
+        ctx[dd.C_TTHITS] = 0
         self.history[:] = 0
         self.killers[:] = -1
 
@@ -152,7 +157,7 @@ class Solver:
         self._prepare(pos)
         cap = pos.cap if self.capot_bonus else 3
         legal = self._dd.root_values(
-            self.ctx, self.tt_k, self.tt_meta, self.tt_val, self.history, self.killers, pos.hands.copy(),
+            self.ctx, self.tt, self.history, self.killers, pos.hands.copy(),
             pos.seat, pos.led, pos.win_card, pos.win_seat, pos.ntrick, pos.trick_pts, pos.trick_mask,
             pos.tricks_left, cap, self._out)
         self.nodes = int(self.ctx[self._dd.C_NODES])
@@ -165,7 +170,7 @@ class Solver:
         self._prepare(pos)
         cap = pos.cap if self.capot_bonus else 3
         diff = dd.root_value(
-            self.ctx, self.tt_k, self.tt_meta, self.tt_val, self.history, self.killers, pos.hands.copy(),
+            self.ctx, self.tt, self.history, self.killers, pos.hands.copy(),
             pos.seat, pos.led, pos.win_card, pos.win_seat, pos.ntrick, pos.trick_pts, pos.trick_mask,
             pos.tricks_left, cap, -dd.INF, dd.INF)
         self.nodes = int(self.ctx[dd.C_NODES])

@@ -18,20 +18,31 @@ constant (points, trick strength, the cards that beat a card, trump masks) is
 read from ``belote_env.fast.tables``, which builds them from the rules core.
 
 Search: fail-soft alpha-beta, one ply per card, run as null-window tests that
-bisect the interval of the value (:func:`mtdf`; about 8 tests a position), with
+bisect the values still possible (:func:`mtdf`: every value is within +-(the
+points left + the capot bonus) and has the parity of the points left; about 7
+tests a full deal), with
 
-- a transposition table at trick starts (key: the four hands, the leader,
-  the capot state), storing lower and upper bounds and the best card;
-- move ordering: the table's best card, then the killer card of the ply,
-  then a static score (in a trick: win it cheaply when an opponent holds it,
-  give points when the partner's card is sure, else discard low) plus the
-  history score of the card (raised by the depth squared at every cutoff);
+- a transposition table (key: the four hands, the cards of the trick in
+  progress, the seat to play, the capot state) at trick starts, and inside
+  tricks while 6 tricks or more are left; it stores lower and upper bounds and
+  the best card, in buckets of 4 entries (one 128-byte aligned block), a new
+  entry replacing one of an earlier solve or else the one whose search took
+  the fewest nodes;
+- an enhanced transposition cutoff at the last card of a trick: a card that
+  leads to a trick start whose stored bound already gives the cutoff ends the
+  search of the node without searching anything;
+- move ordering: the table's best card, then the killer cards of the ply,
+  then the history score of the card (raised by the depth squared at every
+  cutoff), its ties broken by a static score (in a trick: win it cheaply when
+  an opponent holds it, give points when the partner's card is sure, else
+  discard low);
 - equivalent-card pruning: of two cards of one suit in one hand, worth the
   same points, with no card still in play between them in the strain's order
   (cards of completed tricks are gone; cards of the trick in progress are not),
   only the higher is searched: they win and lose against the same cards;
-- a bound at every node (no team wins more than the points left) and the
-  last trick computed directly.
+- a bound at every node (no team wins more than the points left), the last
+  two tricks by a plain alpha-beta without ordering (:func:`_two_tricks`,
+  after the table probe) and the last trick computed directly.
 
 The recursive functions (:func:`search` and its callers) are compiled with
 ``cache=False``: numba's disk cache crashed (segmentation fault) when it
@@ -71,19 +82,28 @@ MAX_PLY = 33
 CAP_NONE = 3  # no team can still make capot (or the bonus is not scored)
 CAP_START = 2  # no trick completed yet
 INF = 1 << 20
+STAMP_LIMIT = (1 << 27) - 1  # stamps are 27 bits in a table entry
+TT_WAYS = 4  # entries per bucket of the transposition table
+# Positions inside a trick are stored too when this many tricks are left or more. Their key (the hands, the cards
+# of the trick, the seat to play) names one position only among those of one deal (who played which card of the
+# trick follows from the hands the deal started with): the stamp in the key keeps them to one solve.
+TT_MID_TRICK = 6
 
 
 def new_tables(log2_size: int = 20):
     """The transposition table (keys, meta, lower and upper bounds, best card) and the ordering tables."""
     n = 1 << log2_size
-    tt_k = np.zeros((n, 2), dtype=np.int64)
-    tt_meta = np.full(n, -1, dtype=np.int64)  # leader | cap << 2 | stamp << 4
-    tt_val = np.zeros((n, 3), dtype=np.int32)  # lower bound, upper bound, best card
+    # an entry is 4 words: hands 0 and 1; hands 2 and 3; the cards of the trick in progress | seat to play << 32
+    # | capot state << 34 | stamp << 36; lower bound + 1024 | upper bound + 1024 << 11 | best card + 1 << 22 |
+    # work (nodes its search took) << 28. A bucket (TT_WAYS entries, 128 bytes) is aligned on 128 bytes.
+    raw = np.zeros(4 * n + 16, dtype=np.int64)
+    skip = (-raw.ctypes.data % 128) // 8
+    tt = raw[skip:skip + 4 * n].reshape(n, 4)
     history = np.zeros((4, 32), dtype=np.int64)
     killers = np.full((MAX_PLY, 18), -1, dtype=np.int64)  # per ply: 2 killer cards, then the move list and scores
     ctx = np.zeros(CTX_SIZE, dtype=np.int64)
     ctx[C_TTMASK] = n - 1
-    return ctx, tt_k, tt_meta, tt_val, history, killers
+    return ctx, tt, history, killers
 
 
 @njit(cache=True, inline="always")
@@ -120,8 +140,38 @@ def _hash(k0, k1, meta):
     h = np.uint64(k0) * np.uint64(0x9E3779B97F4A7C15)
     h ^= np.uint64(k1) * np.uint64(0xC2B2AE3D27D4EB4F)
     h ^= np.uint64(meta) * np.uint64(0x165667B19E3779F9)
-    h ^= h >> np.uint64(29)
+    h ^= h >> np.uint64(33)  # murmur3's finaliser: every bit of the keys reaches the low bits
+    h *= np.uint64(0xFF51AFD7ED558CCD)
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xC4CEB9FE1A85EC53)
+    h ^= h >> np.uint64(33)
     return np.int64(h >> np.uint64(1))
+
+
+@njit(cache=True, inline="always")
+def _tt_find(tt, base, k0, k1, meta):
+    """The slot of the bucket at ``base`` holding the position, or -1."""
+    for j in range(TT_WAYS):
+        s = base + j
+        if tt[s, 2] == meta and tt[s, 0] == k0 and tt[s, 1] == k1:
+            return s
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _tt_victim(tt, base, stamp):
+    """The slot of the bucket at ``base`` to overwrite: an entry of an earlier solve, else the one whose
+    search took the fewest nodes."""
+    victim = base
+    least = 1 << 62
+    for j in range(TT_WAYS):
+        s = base + j
+        if (tt[s, 2] >> 36) != stamp:
+            return s
+        if tt[s, 3] < least:  # the work is in the high bits
+            least = tt[s, 3]
+            victim = s
+    return victim
 
 
 @njit(cache=True, inline="always")
@@ -145,6 +195,106 @@ def play_card(ctx, c, seat, led, win_card, win_seat, ntrick, strain, pts, tricks
     if ctx[C_CAPOT_BONUS] == 0:
         ncap = CAP_NONE
     return led, nwin_card, nwin_seat, ncap, gain if team == 0 else -gain
+
+
+@njit(cache=True, inline="always")
+def _last_trick(ctx, hands, seat, cap):
+    """The value of the last trick, ``seat`` to lead: one card in each hand, nothing to choose."""
+    strain = ctx[C_STRAIN]
+    rules = ctx[C_RULES]
+    win = _lowbit_index(hands[seat])
+    wseat = seat
+    pts = 10 + POINTS[strain, rules, win]
+    for k in range(1, 4):
+        s2 = (seat + k) & 3
+        c = _lowbit_index(hands[s2])
+        pts += POINTS[strain, rules, c]
+        if beats(c, win, strain):
+            win = c
+            wseat = s2
+    team = wseat & 1
+    if ctx[C_CAPOT_BONUS] > 0 and (cap == CAP_START or cap == team):
+        pts += ctx[C_CAPOT_BONUS]
+    return pts if team == 0 else -pts
+
+
+@njit(cache=True)
+def _two_tricks(ctx, hands, seat, cap, alpha, beta):
+    """The value of the last two tricks, ``seat`` to lead (two cards in each hand), fail-soft in
+    (alpha, beta): alpha-beta over the at most 16 ways to play the first of them, the last computed directly."""
+    strain = ctx[C_STRAIN]
+    rules = ctx[C_RULES]
+    otp = ctx[C_OVERTRUMP_PARTNER]
+    ut = ctx[C_UNDERTRUMP]
+    s1 = (seat + 1) & 3
+    s2 = (seat + 2) & 3
+    s3 = (seat + 3) & 3
+    # in the leader's frame (its team maximises sign * value) the window is (a, b)
+    if (seat & 1) == 0:
+        sign = 1
+        a = alpha
+        b = beta
+    else:
+        sign = -1
+        a = -beta
+        b = -alpha
+    b0 = -INF
+    m0 = hands[seat]
+    while m0:
+        c0 = _lowbit_index(m0)
+        m0 &= m0 - 1
+        hands[seat] ^= 1 << c0
+        p0 = POINTS[strain, rules, c0]
+        led, w0, ws0, cap0, g = play_card(ctx, c0, seat, -1, -1, -1, 0, strain, p0, 2, cap)
+        a0 = max(a, b0)
+        b1 = INF
+        m1 = legal_cards(hands[s1], led, w0, False, strain, otp, ut)
+        while m1:
+            c1 = _lowbit_index(m1)
+            m1 &= m1 - 1
+            hands[s1] ^= 1 << c1
+            p1 = p0 + POINTS[strain, rules, c1]
+            led, w1, ws1, cap1, g = play_card(ctx, c1, s1, led, w0, ws0, 1, strain, p1, 2, cap)
+            b_1 = min(b, b1)
+            b2 = -INF
+            m2 = legal_cards(hands[s2], led, w1, ws1 == seat, strain, otp, ut)
+            while m2:
+                c2 = _lowbit_index(m2)
+                m2 &= m2 - 1
+                hands[s2] ^= 1 << c2
+                p2 = p1 + POINTS[strain, rules, c2]
+                led, w2, ws2, cap2, g = play_card(ctx, c2, s2, led, w1, ws1, 2, strain, p2, 2, cap)
+                a2 = max(a0, b2)
+                b3 = INF
+                m3 = legal_cards(hands[s3], led, w2, ws2 == s1, strain, otp, ut)
+                while m3:
+                    c3 = _lowbit_index(m3)
+                    m3 &= m3 - 1
+                    hands[s3] ^= 1 << c3
+                    p3 = p2 + POINTS[strain, rules, c3]
+                    led3, w3, ws3, cap3, g = play_card(ctx, c3, s3, led, w2, ws2, 3, strain, p3, 2, cap)
+                    v = sign * (g + _last_trick(ctx, hands, ws3, cap3))
+                    hands[s3] ^= 1 << c3
+                    if v < b3:
+                        b3 = v
+                    if b3 <= a2:
+                        break
+                hands[s2] ^= 1 << c2
+                if b3 > b2:
+                    b2 = b3
+                if b2 >= b_1:
+                    break
+            hands[s1] ^= 1 << c1
+            if b2 < b1:
+                b1 = b2
+            if b1 <= a0:
+                break
+        hands[seat] ^= 1 << c0
+        if b1 > b0:
+            b0 = b1
+        if b0 >= b:
+            break
+    return sign * b0
 
 
 @njit(cache=True)
@@ -183,9 +333,10 @@ def gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, tt_best, p
         elif c == killers[ply, 1]:
             s = 1 << 38
         else:
-            s = history[seat, c] << 8
-            # static order: a trick our side is sure to win takes points; a doubtful one is won high
+            # the history score first (it orders far better than any static rule measured), then a static
+            # order for its ties: a trick our side is sure to win takes points; a doubtful one is won high
             # and cheap; a lost one gets the cheapest card
+            s = history[seat, c] << 12
             if led < 0:
                 nwin = c
                 nws = seat
@@ -204,9 +355,9 @@ def gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, tt_best, p
                         sure = False
                         break
                 if sure:
-                    s += (1 << 30) + pts * 16 - STRENGTH[strain, c]
+                    s += 1024 + pts * 16 - STRENGTH[strain, c]
                 else:
-                    s += (1 << 29) - pts * 16 + STRENGTH[strain, c]
+                    s += 512 - pts * 16 + STRENGTH[strain, c]
             else:
                 s -= pts * 16 + STRENGTH[strain, c]
         # insertion, best first
@@ -222,7 +373,7 @@ def gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, tt_best, p
 
 
 @njit(cache=False)
-def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
+def search(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
            ntrick, trick_pts, trick_mask, tricks_left, cap, alpha, beta, ply):
     """Value (team 0's take minus team 1's, see the module doc) of the position, fail-soft in (alpha, beta).
 
@@ -232,39 +383,26 @@ def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_c
     if tricks_left == 0:
         return 0
     if ntrick == 0 and tricks_left == 1:
-        # the last trick: one card in each hand, nothing to choose
-        strain = ctx[C_STRAIN]
-        rules = ctx[C_RULES]
-        win = _lowbit_index(hands[seat])
-        wseat = seat
-        pts = 10 + POINTS[strain, rules, win]
-        for k in range(1, 4):
-            s2 = (seat + k) & 3
-            c = _lowbit_index(hands[s2])
-            pts += POINTS[strain, rules, c]
-            if beats(c, win, strain):
-                win = c
-                wseat = s2
-        team = wseat & 1
-        if ctx[C_CAPOT_BONUS] > 0 and (cap == CAP_START or cap == team):
-            pts += ctx[C_CAPOT_BONUS]
-        return pts if team == 0 else -pts
+        return _last_trick(ctx, hands, seat, cap)
     alpha0 = alpha
     beta0 = beta
+    nodes0 = ctx[C_NODES]
     tt_best = -1
-    slot = -1
+    base = -1
     k0 = 0
     k1 = 0
     meta = 0
-    if ntrick == 0:
+    if ntrick == 0 or tricks_left >= TT_MID_TRICK:
         k0 = hands[0] | (hands[1] << 32)
         k1 = hands[2] | (hands[3] << 32)
-        meta = seat | (cap << 2) | (ctx[C_STAMP] << 4)
-        slot = _hash(k0, k1, meta) & ctx[C_TTMASK]
-        if tt_meta[slot] == meta and tt_k[slot, 0] == k0 and tt_k[slot, 1] == k1:
-            lo = tt_val[slot, 0]
-            hi = tt_val[slot, 1]
-            tt_best = tt_val[slot, 2]
+        meta = trick_mask | (seat << 32) | (cap << 34) | (ctx[C_STAMP] << 36)
+        base = _hash(k0, k1, meta) & ctx[C_TTMASK] & ~(TT_WAYS - 1)
+        slot = _tt_find(tt, base, k0, k1, meta)
+        if slot >= 0:
+            w = tt[slot, 3]
+            lo = (w & 2047) - 1024
+            hi = ((w >> 11) & 2047) - 1024
+            tt_best = ((w >> 22) & 63) - 1
             ctx[C_TTHITS] += 1
             if lo == hi or lo >= beta:
                 return lo
@@ -287,11 +425,43 @@ def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_c
     if -bound >= beta:
         return -bound
     # the cards of the trick in progress are still in play for the equivalence of cards
-    n = gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem | trick_mask, tt_best, ply, history, killers)
-    moves = killers[ply, 2:10]
     maximize = (seat & 1) == 0
-    best = -INF if maximize else INF
-    best_card = moves[0]
+    if ntrick == 0 and tricks_left == 2:
+        # the last two tricks: a plain alpha-beta without ordering (its value is stored, not its card)
+        n = 0
+        best = _two_tricks(ctx, hands, seat, cap, alpha, beta)
+        best_card = -1
+    else:
+        n = gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem | trick_mask, tt_best, ply, history,
+                      killers)
+        best = -INF if maximize else INF
+        best_card = killers[ply, 2]
+        if ntrick == 3 and tricks_left >= 3:
+            # enhanced transposition cutoff: a card that ends the trick in a position whose bound in the table
+            # already gives the cutoff
+            for i in range(n):
+                c = killers[ply, 2 + i]
+                pts = trick_pts + POINTS[strain, rules, c]
+                nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, ntrick,
+                                                                  strain, pts, tricks_left, cap)
+                hands[seat] ^= 1 << c
+                c0 = hands[0] | (hands[1] << 32)
+                c1 = hands[2] | (hands[3] << 32)
+                hands[seat] ^= 1 << c
+                cmeta = (nwin_seat << 32) | (ncap << 34) | (ctx[C_STAMP] << 36)
+                cbase = _hash(c0, c1, cmeta) & ctx[C_TTMASK] & ~(TT_WAYS - 1)
+                cslot = _tt_find(tt, cbase, c0, c1, cmeta)
+                if cslot >= 0:
+                    w = tt[cslot, 3]
+                    if maximize:
+                        clo = (w & 2047) - 1024 + add
+                        if clo >= beta:
+                            return clo
+                    else:
+                        chi = ((w >> 11) & 2047) - 1024 + add
+                        if chi <= alpha:
+                            return chi
+    moves = killers[ply, 2:10]
     for i in range(n):
         c = moves[i]
         bit = 1 << c
@@ -300,10 +470,10 @@ def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_c
         nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, ntrick, strain,
                                                           pts, tricks_left, cap)
         if ntrick == 3:
-            v = add + search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, nwin_seat, -1, -1, -1,
+            v = add + search(ctx, tt, history, killers, hands, nwin_seat, -1, -1, -1,
                              0, 0, 0, tricks_left - 1, ncap, alpha - add, beta - add, ply + 1)
         else:
-            v = search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, (seat + 1) & 3, nled, nwin_card,
+            v = search(ctx, tt, history, killers, hands, (seat + 1) & 3, nled, nwin_card,
                        nwin_seat, ntrick + 1, pts, trick_mask | bit, tricks_left, cap, alpha, beta, ply + 1)
         hands[seat] ^= bit
         if maximize:
@@ -324,13 +494,16 @@ def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_c
                 killers[ply, 1] = killers[ply, 0]
                 killers[ply, 0] = c
             break
-    if slot >= 0:
-        if tt_meta[slot] == meta and tt_k[slot, 0] == k0 and tt_k[slot, 1] == k1:
-            lo = tt_val[slot, 0]
-            hi = tt_val[slot, 1]
+    if base >= 0:
+        slot = _tt_find(tt, base, k0, k1, meta)
+        if slot >= 0:
+            w = tt[slot, 3]
+            lo = (w & 2047) - 1024
+            hi = ((w >> 11) & 2047) - 1024
         else:
-            lo = -INF
-            hi = INF
+            lo = -1023
+            hi = 1023
+            slot = _tt_victim(tt, base, ctx[C_STAMP])
         if best <= alpha0:
             if best < hi:
                 hi = best
@@ -340,19 +513,18 @@ def search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_c
         else:
             lo = best
             hi = best
-        tt_k[slot, 0] = k0
-        tt_k[slot, 1] = k1
-        tt_meta[slot] = meta
-        tt_val[slot, 0] = lo
-        tt_val[slot, 1] = hi
-        tt_val[slot, 2] = best_card
+        tt[slot, 0] = k0
+        tt[slot, 1] = k1
+        tt[slot, 2] = meta
+        tt[slot, 3] = (lo + 1024) | ((hi + 1024) << 11) | ((best_card + 1) << 22) \
+            | (min(ctx[C_NODES] - nodes0, 1 << 34) << 28)
     return best
 
 
 
 
 @njit(cache=False)
-def root_values(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
+def root_values(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
                 ntrick, trick_pts, trick_mask, tricks_left, cap, out):
     """The exact value of every legal card of ``seat`` in ``out`` (indexed by card; untouched for others).
 
@@ -375,10 +547,10 @@ def root_values(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, 
         nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, ntrick, strain,
                                                           pts, tricks_left, cap)
         if ntrick == 3:
-            v = add + mtdf(ctx, tt_k, tt_meta, tt_val, history, killers, hands, nwin_seat, -1, -1, -1,
+            v = add + mtdf(ctx, tt, history, killers, hands, nwin_seat, -1, -1, -1,
                            0, 0, 0, tricks_left - 1, ncap, guess - add, 1)
         else:
-            v = mtdf(ctx, tt_k, tt_meta, tt_val, history, killers, hands, (seat + 1) & 3, nled, nwin_card,
+            v = mtdf(ctx, tt, history, killers, hands, (seat + 1) & 3, nled, nwin_card,
                      nwin_seat, ntrick + 1, pts, trick_mask | bit, tricks_left, cap, guess, 1)
         hands[seat] ^= bit
         out[c] = v
@@ -407,31 +579,49 @@ def _searched(moves, n, c):
 
 
 @njit(cache=False)
-def root_value(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
+def root_value(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
                ntrick, trick_pts, trick_mask, tricks_left, cap, alpha, beta):
     """:func:`search` from the root (an entry point, so that ``search`` is only ever compiled for the
     argument types it calls itself with)."""
-    return mtdf(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
+    return mtdf(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
                 ntrick, trick_pts, trick_mask, tricks_left, cap, 0, 0)
 
 
 @njit(cache=False)
-def mtdf(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
+def mtdf(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
          ntrick, trick_pts, trick_mask, tricks_left, cap, guess, ply):
-    """The exact value by null-window searches: the first at ``guess``, then a bisection of the interval
-    still open (each fail-soft answer narrows it; the table keeps the bounds each search proves)."""
-    lo = -512  # the value is > lo (every value is within +-(162 + capot bonus))
-    hi = 512  # the value is <= hi
-    test = guess
-    while hi - lo > 1:
+    """The exact value by null-window searches: the first at ``guess``, then a bisection of the values still
+    possible (each fail-soft answer narrows them; the table keeps the bounds each search proves). Every value
+    is within +-(the points left + the capot bonus) and, the bonus being even, of the parity of the points
+    left."""
+    strain = ctx[C_STRAIN]
+    rules = ctx[C_RULES]
+    rem = hands[0] | hands[1] | hands[2] | hands[3]
+    total = trick_pts + 10 + PBYTE[strain, rules, 0, rem & 255] + PBYTE[strain, rules, 1, (rem >> 8) & 255] \
+        + PBYTE[strain, rules, 2, (rem >> 16) & 255] + PBYTE[strain, rules, 3, (rem >> 24) & 255]
+    bound = total
+    if cap != CAP_NONE:
+        bound += ctx[C_CAPOT_BONUS]
+    step = 2 if ctx[C_CAPOT_BONUS] % 2 == 0 else 1
+    lo = -bound - 1  # the value is > lo
+    hi = bound  # the value is <= hi
+    test = min(max(guess, -bound), bound)
+    if step == 2 and (test - total) % 2 != 0:
+        test -= 1
+    while True:
         ctx[C_ITERS] += 1
-        g = search(ctx, tt_k, tt_meta, tt_val, history, killers, hands, seat, led, win_card, win_seat,
+        g = search(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
                    ntrick, trick_pts, trick_mask, tricks_left, cap, test, test + 1, ply)
         if g > test:
             lo = g - 1
         else:
             hi = g
-        if hi - lo <= 1:
-            break
-        test = (lo + hi) // 2
-    return hi
+        if step == 2 and (hi - total) % 2 != 0:
+            hi -= 1
+        first = lo + 1  # the least value still possible
+        if step == 2 and (first - total) % 2 != 0:
+            first += 1
+        if first >= hi:
+            return hi
+        n = (hi - first) // step + 1
+        test = first + step * ((n - 1) // 2)

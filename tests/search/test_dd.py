@@ -96,3 +96,18 @@ def test_check_position_finds_a_wrong_reference(monkeypatch):
     monkeypatch.setattr(verify, "minimax_values", lambda st: {c: x + 1 for c, x in dd_values(st).items()})
     st = random_endgame(setting_variant({}), 1, random.Random(0))
     assert check_position(st)
+
+
+def test_table_survives_its_stamp_wrapping():
+    # entries carry the solve's stamp (27 bits); when it wraps the table is cleared, and values stay exact
+    v = setting_variant({})
+    rng = random.Random(9)
+    positions = [play_position(v, 1, rng, tricks_left=4, cards_in_trick=rng.randrange(4)) for _ in range(6)]
+    fresh = Solver(log2_tt=10)
+    want = [fresh.values(st) for st in positions]
+    solver = Solver(log2_tt=10)
+    solver.values(positions[0])  # fills the table under a stamp
+    solver.ctx[solver._dd.C_STAMP] = solver._dd.STAMP_LIMIT - 2
+    got = [solver.values(st) for st in positions]  # the stamp wraps during these
+    assert got == want
+    assert solver.ctx[solver._dd.C_STAMP] < 10
