@@ -111,3 +111,22 @@ def test_table_survives_its_stamp_wrapping():
     got = [solver.values(st) for st in positions]  # the stamp wraps during these
     assert got == want
     assert solver.ctx[solver._dd.C_STAMP] < 10
+
+
+
+# (setting, cards already in the trick): positions whose minimax takes seconds, not minutes (6 tricks left
+# from a trick start takes up to a minute of the reference's time in all trumps)
+SIX_TRICK_CASES = [(0, 2), (0, 3), (3, 1), (3, 2), (4, 2), (6, 3)]
+
+
+@pytest.mark.parametrize("index,cards_in_trick", SIX_TRICK_CASES,
+                         ids=[f"{SETTINGS[i][0]}, {k} in trick" for i, k in SIX_TRICK_CASES])
+def test_six_trick_positions_match_minimax(index, cards_in_trick):
+    # with 6 tricks or more left the solver also stores positions inside a trick in its table: check those
+    # paths against minimax (the 3-4 trick endgames above never reach them)
+    label, strain, switches = SETTINGS[index]
+    variant = setting_variant(switches)
+    rng = random.Random(100 + index)
+    for k in range(cards_in_trick + 1):  # the same draws as a walk over 0, 1, ... cards in the trick
+        state = play_position(variant, strain, rng, tricks_left=6, cards_in_trick=k)
+    assert check_position(state) == [], label
