@@ -1,6 +1,6 @@
 """Speed of the double-dummy solver and of the pimc agent: one figure per line.
 
-    python benchmarks/bench_dd.py [--deals 200] [--pimc-pairs 20] [--jobs 2] [--seed 0]
+    python benchmarks/bench_dd.py [--deals 200] [--pimc-pairs 20] [--jobs 2] [--seed 0] [--pimc pimc:tricks=7]
 
 - Full-deal solve: ``--deals`` random deals per strain (hearts trump, no trump,
   all trumps; coinche rules, the first seat bids 80 in the strain, nobody has
@@ -56,7 +56,7 @@ def solve_deals(task):
     return label, times, nodes
 
 
-def pimc_times(pairs: int, seed: int):
+def pimc_times(pairs: int, seed: int, spec: str = "pimc"):
     from agents import make_agent
     from agents.match import duplicate_match
     from belote_env.search import Solver
@@ -65,7 +65,7 @@ def pimc_times(pairs: int, seed: int):
 
     v = load_variant("coinche")
     Solver(log2_tt=10).values(play_position(v, 1, random.Random(0), tricks_left=3))  # compile
-    agent = make_agent("pimc")
+    agent = make_agent(spec)
     all_ms, search_ms = [], []
     act = agent.act
 
@@ -89,8 +89,10 @@ def main() -> int:
     p.add_argument("--pimc-pairs", type=int, default=20)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--pimc", default="pimc", help="the pimc agent spec timed (default: its default options), "
+                                                   "e.g. pimc:tricks=7")
     args = p.parse_args()
-    tasks = [(label, strain, args.deals, args.seed) for label, strain in STRAINS]
+    tasks = [(label, strain, args.deals, args.seed) for label, strain in STRAINS] if args.deals else []
     with Pool(args.jobs) as pool:
         for label, times, nodes in pool.imap(solve_deals, tasks):
             ms = [1000 * t for t in times]
@@ -98,9 +100,9 @@ def main() -> int:
                   f"median {statistics.median(ms):,.1f} ms, p99 {_pct(ms, 0.99):,.1f} ms, max {max(ms):,.1f} ms")
             print(f"nodes/s, {label}: {sum(nodes) / sum(times):,.0f} (mean {statistics.mean(nodes):,.0f} nodes a deal)")
     if args.pimc_pairs:
-        all_ms, search_ms = pimc_times(args.pimc_pairs, args.seed)
+        all_ms, search_ms = pimc_times(args.pimc_pairs, args.seed, args.pimc)
         for label, xs in (("all decisions", all_ms), ("searched card decisions", search_ms)):
-            print(f"pimc (default options) ms per decision, {label} ({len(xs)}): median {statistics.median(xs):.1f}, "
+            print(f"{args.pimc} ms per decision, {label} ({len(xs)}): median {statistics.median(xs):.1f}, "
                   f"mean {statistics.mean(xs):.1f}, p99 {_pct(xs, 0.99):.1f}, max {max(xs):.1f}")
     return 0
 
