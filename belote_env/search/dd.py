@@ -175,6 +175,32 @@ def _tt_victim(tt, base, stamp):
 
 
 @njit(cache=True, inline="always")
+def _tt_key(hands, trick_mask, seat, cap, stamp, ttmask):
+    """The table key of a position (two words of hands, the meta word) and the first slot of its bucket."""
+    k0 = hands[0] | (hands[1] << 32)
+    k1 = hands[2] | (hands[3] << 32)
+    meta = trick_mask | (seat << 32) | (cap << 34) | (stamp << 36)
+    return k0, k1, meta, _hash(k0, k1, meta) & ttmask & ~(TT_WAYS - 1)
+
+
+@njit(cache=True, inline="always")
+def _tt_bounds(w):
+    """The lower and upper bounds packed in an entry's last word."""
+    return (w & 2047) - 1024, ((w >> 11) & 2047) - 1024
+
+
+@njit(cache=True, inline="always")
+def _points_left(ctx, hands, trick_pts):
+    """Every card point still to be won from the position: the trick in progress, the cards in the hands and
+    the dix de der (no capot bonus)."""
+    strain = ctx[C_STRAIN]
+    rules = ctx[C_RULES]
+    rem = hands[0] | hands[1] | hands[2] | hands[3]
+    return trick_pts + 10 + PBYTE[strain, rules, 0, rem & 255] + PBYTE[strain, rules, 1, (rem >> 8) & 255] \
+        + PBYTE[strain, rules, 2, (rem >> 16) & 255] + PBYTE[strain, rules, 3, (rem >> 24) & 255]
+
+
+@njit(cache=True, inline="always")
 def play_card(ctx, c, seat, led, win_card, win_seat, ntrick, strain, pts, tricks_left, cap):
     """``seat`` plays ``c`` to the trick: (led suit, winning card, winning seat, capot state, and when the
     trick is complete (``ntrick == 3``) its points, dix de der and capot bonus for team 0's side, else 0)."""
@@ -393,15 +419,11 @@ def search(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
     k1 = 0
     meta = 0
     if ntrick == 0 or tricks_left >= TT_MID_TRICK:
-        k0 = hands[0] | (hands[1] << 32)
-        k1 = hands[2] | (hands[3] << 32)
-        meta = trick_mask | (seat << 32) | (cap << 34) | (ctx[C_STAMP] << 36)
-        base = _hash(k0, k1, meta) & ctx[C_TTMASK] & ~(TT_WAYS - 1)
+        k0, k1, meta, base = _tt_key(hands, trick_mask, seat, cap, ctx[C_STAMP], ctx[C_TTMASK])
         slot = _tt_find(tt, base, k0, k1, meta)
         if slot >= 0:
             w = tt[slot, 3]
-            lo = (w & 2047) - 1024
-            hi = ((w >> 11) & 2047) - 1024
+            lo, hi = _tt_bounds(w)
             tt_best = ((w >> 22) & 63) - 1
             ctx[C_TTHITS] += 1
             if lo == hi or lo >= beta:
@@ -416,8 +438,7 @@ def search(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
     # bound: no team can win more than every point still to be won
     strain = ctx[C_STRAIN]
     rules = ctx[C_RULES]
-    bound = trick_pts + 10 + PBYTE[strain, rules, 0, rem & 255] + PBYTE[strain, rules, 1, (rem >> 8) & 255] \
-        + PBYTE[strain, rules, 2, (rem >> 16) & 255] + PBYTE[strain, rules, 3, (rem >> 24) & 255]
+    bound = _points_left(ctx, hands, trick_pts)
     if cap != CAP_NONE:
         bound += ctx[C_CAPOT_BONUS]
     if bound <= alpha:
@@ -445,22 +466,16 @@ def search(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
                 nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, ntrick,
                                                                   strain, pts, tricks_left, cap)
                 hands[seat] ^= 1 << c
-                c0 = hands[0] | (hands[1] << 32)
-                c1 = hands[2] | (hands[3] << 32)
+                c0, c1, cmeta, cbase = _tt_key(hands, 0, nwin_seat, ncap, ctx[C_STAMP], ctx[C_TTMASK])
                 hands[seat] ^= 1 << c
-                cmeta = (nwin_seat << 32) | (ncap << 34) | (ctx[C_STAMP] << 36)
-                cbase = _hash(c0, c1, cmeta) & ctx[C_TTMASK] & ~(TT_WAYS - 1)
                 cslot = _tt_find(tt, cbase, c0, c1, cmeta)
                 if cslot >= 0:
-                    w = tt[cslot, 3]
+                    clo, chi = _tt_bounds(tt[cslot, 3])
                     if maximize:
-                        clo = (w & 2047) - 1024 + add
-                        if clo >= beta:
-                            return clo
-                    else:
-                        chi = ((w >> 11) & 2047) - 1024 + add
-                        if chi <= alpha:
-                            return chi
+                        if clo + add >= beta:
+                            return clo + add
+                    elif chi + add <= alpha:
+                        return chi + add
     moves = killers[ply, 2:10]
     for i in range(n):
         c = moves[i]
@@ -497,9 +512,7 @@ def search(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
     if base >= 0:
         slot = _tt_find(tt, base, k0, k1, meta)
         if slot >= 0:
-            w = tt[slot, 3]
-            lo = (w & 2047) - 1024
-            hi = ((w >> 11) & 2047) - 1024
+            lo, hi = _tt_bounds(tt[slot, 3])
         else:
             lo = -1023
             hi = 1023
@@ -594,11 +607,7 @@ def mtdf(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
     possible (each fail-soft answer narrows them; the table keeps the bounds each search proves). Every value
     is within +-(the points left + the capot bonus) and, the bonus being even, of the parity of the points
     left."""
-    strain = ctx[C_STRAIN]
-    rules = ctx[C_RULES]
-    rem = hands[0] | hands[1] | hands[2] | hands[3]
-    total = trick_pts + 10 + PBYTE[strain, rules, 0, rem & 255] + PBYTE[strain, rules, 1, (rem >> 8) & 255] \
-        + PBYTE[strain, rules, 2, (rem >> 16) & 255] + PBYTE[strain, rules, 3, (rem >> 24) & 255]
+    total = _points_left(ctx, hands, trick_pts)
     bound = total
     if cap != CAP_NONE:
         bound += ctx[C_CAPOT_BONUS]
