@@ -12,6 +12,9 @@ The parameters stay those of the ``nn.Linear`` (same ``state_dict``), so checkpo
 Results equal the dense layer's up to float rounding (the sums run in another order).
 ``train.ppo_update`` and behaviour cloning use it; the speed-up of the whole update is measured by
 ``python benchmarks/bench_sparse_input.py`` (figures in docs/training.md).
+
+:func:`to_csr` and :func:`from_csr` are the same non-zero entries without padding (row offsets, int16
+columns): the form in which Ray rollout actors send observations (``agents.ray_rollouts.pack_rollout``).
 """
 
 from __future__ import annotations
