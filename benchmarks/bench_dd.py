@@ -25,6 +25,7 @@ from multiprocessing import Pool
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from belote_env.rules.cards import ALL_TRUMP, HEARTS, NO_TRUMP  # noqa: E402
 
@@ -38,17 +39,16 @@ def _pct(xs, q):
 
 def solve_deals(task):
     label, strain, n, seed = task
-    from belote_env.search import Position, Solver
-    from belote_env.search.reference import play_position
-    from belote_env.variants import load_variant
+    from common import dd_positions
 
-    v = load_variant("coinche")
+    from belote_env.search import Position, Solver
+
     solver = Solver()
-    rng = random.Random(f"{seed}:{strain}")
-    solver.value(play_position(v, strain, rng, tricks_left=3))  # compile
+    warm, positions = dd_positions(strain, seed)
+    solver.value(warm)  # compile
     times, nodes = [], []
     for _ in range(n):
-        pos = Position(play_position(v, strain, rng, tricks_left=8))
+        pos = Position(next(positions))
         t = time.perf_counter()
         solver.value_of(pos)
         times.append(time.perf_counter() - t)

@@ -10,13 +10,13 @@ The deals are the same as bench_dd.py's (seed ``{seed}:{strain}``, one 3-trick w
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from belote_env.rules.cards import ALL_TRUMP, HEARTS, NO_TRUMP  # noqa: E402
 
@@ -36,23 +36,20 @@ def main() -> int:
     p.add_argument("-v", action="store_true")
     p.add_argument("--values", action="store_true")
     args = p.parse_args()
-    from belote_env.search import Position, Solver
-    from belote_env.search.reference import play_position
-    from belote_env.variants import load_variant
+    from common import dd_positions
 
-    strain = STRAINS[args.strain]
-    v = load_variant("coinche")
+    from belote_env.search import Position, Solver
+
     solver = Solver(log2_tt=args.tt)
-    rng = random.Random(f"{args.seed}:{strain}")
+    warm, positions = dd_positions(STRAINS[args.strain], args.seed, args.tricks)
     t = time.process_time()
-    warm = play_position(v, strain, rng, tricks_left=3)
     solver.value(warm)  # compile
     solver.values(warm)
     print(f"compile {time.process_time() - t:.1f} s cpu", file=sys.stderr)
     only = {int(x) for x in args.only.split(",") if x}
     cpu, nodes = [], []
     for i in range(args.skip + args.deals):
-        st = play_position(v, strain, rng, tricks_left=args.tricks)
+        st = next(positions)
         if i < args.skip or (only and i not in only):
             continue
         pos = Position(st)
