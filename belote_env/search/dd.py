@@ -40,9 +40,15 @@ tests a full deal), with
   same points, with no card still in play between them in the strain's order
   (cards of completed tricks are gone; cards of the trick in progress are not),
   only the higher is searched: they win and lose against the same cards;
-- a bound at every node (no team wins more than the points left), the last
-  two tricks by a plain alpha-beta without ordering (:func:`_two_tricks`,
-  after the table probe) and the last trick computed directly.
+- a bound at every node (no team wins more than the points left) and, at
+  trick starts with 3 tricks left or more, sure points: the leader's team wins
+  at least the masters it can cash one after the other and the cards the other
+  seats must follow with (:func:`_quick_points`), and in a trump contract the
+  team holding the highest trumps wins those above every trump of the other
+  team (:func:`_top_trumps`);
+- the last two tricks by a plain alpha-beta without ordering
+  (:func:`_two_tricks`, after the table probe) and the last trick computed
+  directly.
 
 The recursive functions (:func:`search` and its callers) are compiled with
 ``cache=False``: numba's disk cache crashed (segmentation fault) when it
@@ -75,6 +81,14 @@ for _s in range(6):
             for _b in range(256):
                 PBYTE[_s, _r, _suit, _b] = sum(POINTS[_s, _r, 8 * _suit + _i] for _i in range(8) if _b >> _i & 1)
 
+# CHEAP[strain, rules, suit, i]: the cards of the suit from the fewest points to the most.
+CHEAP = np.zeros((6, 2, 4, 8), dtype=np.int64)
+for _s in range(6):
+    for _r in range(2):
+        for _suit in range(4):
+            for _i, _c in enumerate(sorted(range(8 * _suit, 8 * _suit + 8), key=lambda c: POINTS[_s, _r, c])):
+                CHEAP[_s, _r, _suit, _i] = _c
+
 # ctx: the solve's constants and counters (int64 array).
 C_STRAIN, C_RULES, C_OVERTRUMP_PARTNER, C_UNDERTRUMP, C_CAPOT_BONUS, C_STAMP, C_NODES, C_TTMASK, C_ITERS, C_TTHITS = range(10)
 CTX_SIZE = 10
@@ -88,6 +102,7 @@ TT_WAYS = 4  # entries per bucket of the transposition table
 # of the trick, the seat to play) names one position only among those of one deal (who played which card of the
 # trick follows from the hands the deal started with): the stamp in the key keeps them to one solve.
 TT_MID_TRICK = 6
+QUICK_MIN_TRICKS = 3
 
 
 def new_tables(log2_size: int = 20):
@@ -198,6 +213,118 @@ def _points_left(ctx, hands, trick_pts):
     rem = hands[0] | hands[1] | hands[2] | hands[3]
     return trick_pts + 10 + PBYTE[strain, rules, 0, rem & 255] + PBYTE[strain, rules, 1, (rem >> 8) & 255] \
         + PBYTE[strain, rules, 2, (rem >> 16) & 255] + PBYTE[strain, rules, 3, (rem >> 24) & 255]
+
+
+@njit(cache=True, inline="always")
+def _count(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _masters(strain, hand, rem, suit):
+    """How many of the top cards of ``suit`` still in play ``hand`` holds in a row."""
+    k = 0
+    pos = 7
+    while pos >= 0:
+        d = ORDER[strain, suit, pos]
+        if (rem >> d) & 1:
+            if (hand >> d) & 1:
+                k += 1
+            else:
+                break
+        pos -= 1
+    return k
+
+
+@njit(cache=True, inline="always")
+def _cash(strain, rules, hands, seat, suit, k):
+    """The least points ``k`` rounds of ``suit`` led by ``seat`` from its top cards (masters) bring in: its k
+    top cards, and from each other seat its cheapest cards of the suit, as many as it must follow."""
+    pts = 0
+    hand = hands[seat]
+    n = k
+    pos = 7
+    while n > 0:
+        d = ORDER[strain, suit, pos]
+        if (hand >> d) & 1:
+            pts += POINTS[strain, rules, d]
+            n -= 1
+        pos -= 1
+    for j in range(1, 4):
+        h = hands[(seat + j) & 3]
+        n = k
+        i = 0
+        while n > 0 and i < 8:
+            d = CHEAP[strain, rules, suit, i]
+            if (h >> d) & 1:
+                pts += POINTS[strain, rules, d]
+                n -= 1
+            i += 1
+    return pts
+
+
+@njit(cache=True, inline="always")
+def _quick_points(ctx, hands, seat, rem):
+    """A lower bound on the card points the team of ``seat``, to lead a trick, wins by cashing its masters:
+    its top cards of each suit held in a row, led one after the other (the cards the other seats must follow
+    with go to the same tricks). In a trump contract the trumps first; a side suit then for as many rounds
+    as every other seat with trumps left follows it."""
+    strain = ctx[C_STRAIN]
+    rules = ctx[C_RULES]
+    hand = hands[seat]
+    total = 0
+    kt = 0
+    if strain < 4:
+        kt = _masters(strain, hand, rem, strain)
+        if kt > 0:
+            total += _cash(strain, rules, hands, seat, strain, kt)
+    for suit in range(4):
+        if suit == strain or hand & SUIT_MASKS[suit] == 0:
+            continue
+        k = _masters(strain, hand, rem, suit)
+        if k == 0:
+            continue
+        if strain < 4:
+            for j in range(1, 4):
+                h = hands[(seat + j) & 3]
+                if _count(h & TRUMP_MASK[strain]) > kt:  # trumps left after the draw: it may ruff when void
+                    n = _count(h & SUIT_MASKS[suit])
+                    if n < k:
+                        k = n
+            if k == 0:
+                continue
+        total += _cash(strain, rules, hands, seat, suit, k)
+    return total
+
+
+@njit(cache=True, inline="always")
+def _top_trumps(ctx, hands, rem):
+    """In a trump contract, (the team holding the highest trump still in play, the points of its trumps above
+    every trump of the other team): that team wins them all, whenever they are played; else (0, 0)."""
+    strain = ctx[C_STRAIN]
+    if strain >= 4:
+        return 0, 0
+    rules = ctx[C_RULES]
+    team0 = hands[0] | hands[2]
+    team = -1
+    pts = 0
+    pos = 7
+    while pos >= 0:
+        d = ORDER[strain, strain, pos]
+        pos -= 1
+        if (rem >> d) & 1 == 0:
+            continue
+        t = 0 if (team0 >> d) & 1 else 1
+        if team < 0:
+            team = t
+        elif t != team:
+            break
+        pts += POINTS[strain, rules, d]
+    return max(team, 0), pts
 
 
 @njit(cache=True, inline="always")
@@ -332,7 +459,6 @@ def gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, tt_best, p
     hand = hands[seat]
     partner_winning = led >= 0 and (win_seat ^ seat) == 2
     legal = legal_cards(hand, led, win_card, partner_winning, strain, ctx[C_OVERTRUMP_PARTNER], ctx[C_UNDERTRUMP])
-    buf = killers[ply]
     n = 0
     m = legal
     while m:
@@ -388,12 +514,12 @@ def gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, tt_best, p
                 s -= pts * 16 + STRENGTH[strain, c]
         # insertion, best first
         j = n
-        while j > 0 and buf[9 + j] < s:
-            buf[10 + j] = buf[9 + j]
-            buf[2 + j] = buf[1 + j]
+        while j > 0 and killers[ply, 9 + j] < s:
+            killers[ply, 10 + j] = killers[ply, 9 + j]
+            killers[ply, 2 + j] = killers[ply, 1 + j]
             j -= 1
-        buf[10 + j] = s
-        buf[2 + j] = c
+        killers[ply, 10 + j] = s
+        killers[ply, 2 + j] = c
         n += 1
     return n
 
@@ -445,8 +571,23 @@ def search(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
         return bound
     if -bound >= beta:
         return -bound
-    # the cards of the trick in progress are still in play for the equivalence of cards
     maximize = (seat & 1) == 0
+    if ntrick == 0 and tricks_left >= QUICK_MIN_TRICKS:
+        # the leader's team wins at least the masters it can cash
+        q = _quick_points(ctx, hands, seat, rem)
+        tteam, tpts = _top_trumps(ctx, hands, rem)
+        q0 = q if maximize else 0
+        q1 = 0 if maximize else q
+        if tteam == 0:
+            q0 = max(q0, tpts)
+        else:
+            q1 = max(q1, tpts)
+        # bound: every point left (with the capot bonus, which a team winning a trick denies the other)
+        if q0 > 0 and 2 * q0 - bound >= beta:
+            return 2 * q0 - bound
+        if q1 > 0 and bound - 2 * q1 <= alpha:
+            return bound - 2 * q1
+    # the cards of the trick in progress are still in play for the equivalence of cards
     if ntrick == 0 and tricks_left == 2:
         # the last two tricks: a plain alpha-beta without ordering (its value is stored, not its card)
         n = 0
@@ -476,9 +617,8 @@ def search(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
                             return clo + add
                     elif chi + add <= alpha:
                         return chi + add
-    moves = killers[ply, 2:10]
     for i in range(n):
-        c = moves[i]
+        c = killers[ply, 2 + i]
         bit = 1 << c
         hands[seat] ^= bit
         pts = trick_pts + POINTS[strain, rules, c]
