@@ -130,3 +130,29 @@ def test_six_trick_positions_match_minimax(index, cards_in_trick):
     for k in range(cards_in_trick + 1):  # the same draws as a walk over 0, 1, ... cards in the trick
         state = play_position(variant, strain, rng, tricks_left=6, cards_in_trick=k)
     assert check_position(state) == [], label
+
+
+@pytest.mark.parametrize("index", range(len(SETTINGS)), ids=[s[0] for s in SETTINGS])
+def test_sure_points_never_exceed_the_take(index):
+    # the bounds the search cuts on at trick starts: the leader's team wins at least its cashable masters
+    # (with the cards the others must follow with), a team at least its trumps above all the other's
+    label, strain, switches = SETTINGS[index]
+    variant = setting_variant(switches)
+    rng = random.Random(200 + index)
+    solver = Solver(log2_tt=12)
+    dd = solver._dd
+    checked = 0
+    for _ in range(25):
+        state = play_position(variant, strain, rng, tricks_left=rng.choice([3, 4]))
+        pos = Position(state)
+        solver._prepare(pos)
+        hands = pos.hands
+        rem = int(hands[0] | hands[1] | hands[2] | hands[3])
+        diff = minimax_diff(state)
+        takes = ((diff + pos.total) // 2, (pos.total - diff) // 2)  # team 0's, team 1's
+        quick = dd._quick_points(solver.ctx, hands, pos.seat, rem)
+        assert quick <= takes[pos.seat & 1], (label, quick, takes)
+        team, top = dd._top_trumps(solver.ctx, hands, rem)
+        assert top <= takes[team], (label, top, takes)
+        checked += quick > 0 or top > 0
+    assert checked >= 5  # the positions do exercise the bounds
