@@ -50,9 +50,12 @@ tests a full deal), with
   (:func:`_two_tricks`, after the table probe) and the last trick computed
   directly.
 
-The recursive functions (:func:`search` and its callers) are compiled with
-``cache=False``: numba's disk cache crashed (segmentation fault) when it
-loaded them in a second process.
+Every kernel is cached on disk. The recursive :func:`search` is compiled
+eagerly for one explicit signature, and every call to it passes typed
+arguments (``np.int64(-1)``, not the literal ``-1``): with its types inferred,
+numba's cache crashed (segmentation fault) when a second process loaded it,
+and a literal argument made the cached code call a specialisation the cache
+does not hold ("Symbol not found").
 """
 
 from __future__ import annotations
@@ -524,7 +527,7 @@ def gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, tt_best, p
     return n
 
 
-@njit(cache=False)
+@njit("int64(int64[::1], int64[:, ::1], int64[:, ::1], int64[:, ::1], int64[::1], int64, int64, int64, int64, int64, int64, int64, int64, int64, int64, int64, int64)", cache=True)
 def search(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
            ntrick, trick_pts, trick_mask, tricks_left, cap, alpha, beta, ply):
     """Value (team 0's take minus team 1's, see the module doc) of the position, fail-soft in (alpha, beta).
@@ -625,8 +628,9 @@ def search(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
         nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, ntrick, strain,
                                                           pts, tricks_left, cap)
         if ntrick == 3:
-            v = add + search(ctx, tt, history, killers, hands, nwin_seat, -1, -1, -1,
-                             0, 0, 0, tricks_left - 1, ncap, alpha - add, beta - add, ply + 1)
+            v = add + search(ctx, tt, history, killers, hands, nwin_seat, np.int64(-1), np.int64(-1), np.int64(-1),
+                             np.int64(0), np.int64(0), np.int64(0), tricks_left - 1, ncap, alpha - add, beta - add,
+                             ply + 1)
         else:
             v = search(ctx, tt, history, killers, hands, (seat + 1) & 3, nled, nwin_card,
                        nwin_seat, ntrick + 1, pts, trick_mask | bit, tricks_left, cap, alpha, beta, ply + 1)
@@ -676,7 +680,7 @@ def search(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
 
 
 
-@njit(cache=False)
+@njit(cache=True)
 def root_values(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
                 ntrick, trick_pts, trick_mask, tricks_left, cap, out):
     """The exact value of every legal card of ``seat`` in ``out`` (indexed by card; untouched for others).
@@ -700,8 +704,8 @@ def root_values(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
         nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, ntrick, strain,
                                                           pts, tricks_left, cap)
         if ntrick == 3:
-            v = add + mtdf(ctx, tt, history, killers, hands, nwin_seat, -1, -1, -1,
-                           0, 0, 0, tricks_left - 1, ncap, guess - add, 1)
+            v = add + mtdf(ctx, tt, history, killers, hands, nwin_seat, np.int64(-1), np.int64(-1), np.int64(-1),
+                           np.int64(0), np.int64(0), np.int64(0), tricks_left - 1, ncap, guess - add, np.int64(1))
         else:
             v = mtdf(ctx, tt, history, killers, hands, (seat + 1) & 3, nled, nwin_card,
                      nwin_seat, ntrick + 1, pts, trick_mask | bit, tricks_left, cap, guess, 1)
@@ -731,7 +735,7 @@ def _searched(moves, n, c):
     return False
 
 
-@njit(cache=False)
+@njit(cache=True)
 def root_value(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
                ntrick, trick_pts, trick_mask, tricks_left, cap, alpha, beta):
     """:func:`search` from the root (an entry point, so that ``search`` is only ever compiled for the
@@ -740,7 +744,7 @@ def root_value(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
                 ntrick, trick_pts, trick_mask, tricks_left, cap, 0, 0)
 
 
-@njit(cache=False)
+@njit(cache=True)
 def mtdf(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
          ntrick, trick_pts, trick_mask, tricks_left, cap, guess, ply):
     """The exact value by null-window searches: the first at ``guess``, then a bisection of the values still
