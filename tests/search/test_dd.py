@@ -156,3 +156,22 @@ def test_sure_points_never_exceed_the_take(index):
         assert top <= takes[team], (label, top, takes)
         checked += quick > 0 or top > 0
     assert checked >= 5  # the positions do exercise the bounds
+
+
+def test_a_second_process_loads_the_cached_solver():
+    # numba's disk cache once crashed (segmentation fault) or failed to link when a second process loaded the
+    # recursive search: solve here (compiling and caching it), then in a fresh process from the cache
+    import subprocess
+    import sys
+
+    code = ("import random\n"
+            "from belote_env.search import dd_value\n"
+            "from belote_env.search.reference import play_position\n"
+            "from belote_env.search.verify import setting_variant\n"
+            "st = play_position(setting_variant({}), 1, random.Random(5), tricks_left=4)\n"
+            "print(dd_value(st))\n")
+    st = play_position(setting_variant({}), 1, random.Random(5), tricks_left=4)
+    want = dd_value(st)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert int(out.stdout.split()[-1]) == want
