@@ -63,6 +63,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..fast.kernels import _popcount
 from ..fast.kernels import legal_card_mask as legal_cards  # the one copy of the card rule
 from ..fast.tables import HIGHER, POINTS, STRENGTH, SUIT_MASKS, TRUMP_MASK
 
@@ -208,23 +209,13 @@ def _tt_bounds(w):
 
 
 @njit(cache=True, inline="always")
-def _points_left(ctx, hands, trick_pts):
-    """Every card point still to be won from the position: the trick in progress, the cards in the hands and
-    the dix de der (no capot bonus)."""
+def _points_left(ctx, rem, trick_pts):
+    """Every card point still to be won from the position: the trick in progress, the cards in the hands
+    (``rem``) and the dix de der (no capot bonus)."""
     strain = ctx[C_STRAIN]
     rules = ctx[C_RULES]
-    rem = hands[0] | hands[1] | hands[2] | hands[3]
     return trick_pts + 10 + PBYTE[strain, rules, 0, rem & 255] + PBYTE[strain, rules, 1, (rem >> 8) & 255] \
         + PBYTE[strain, rules, 2, (rem >> 16) & 255] + PBYTE[strain, rules, 3, (rem >> 24) & 255]
-
-
-@njit(cache=True, inline="always")
-def _count(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
 
 
 @njit(cache=True, inline="always")
@@ -294,8 +285,8 @@ def _quick_points(ctx, hands, seat, rem):
         if strain < 4:
             for j in range(1, 4):
                 h = hands[(seat + j) & 3]
-                if _count(h & TRUMP_MASK[strain]) > kt:  # trumps left after the draw: it may ruff when void
-                    n = _count(h & SUIT_MASKS[suit])
+                if _popcount(h & TRUMP_MASK[strain]) > kt:  # trumps left after the draw: it may ruff when void
+                    n = _popcount(h & SUIT_MASKS[suit])
                     if n < k:
                         k = n
             if k == 0:
@@ -567,7 +558,7 @@ def search(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
     # bound: no team can win more than every point still to be won
     strain = ctx[C_STRAIN]
     rules = ctx[C_RULES]
-    bound = _points_left(ctx, hands, trick_pts)
+    bound = _points_left(ctx, rem, trick_pts)
     if cap != CAP_NONE:
         bound += ctx[C_CAPOT_BONUS]
     if bound <= alpha:
@@ -751,7 +742,7 @@ def mtdf(ctx, tt, history, killers, hands, seat, led, win_card, win_seat,
     possible (each fail-soft answer narrows them; the table keeps the bounds each search proves). Every value
     is within +-(the points left + the capot bonus) and, the bonus being even, of the parity of the points
     left."""
-    total = _points_left(ctx, hands, trick_pts)
+    total = _points_left(ctx, hands[0] | hands[1] | hands[2] | hands[3], trick_pts)
     bound = total
     if cap != CAP_NONE:
         bound += ctx[C_CAPOT_BONUS]
