@@ -37,7 +37,7 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from agents import options
+from agents import options, streams
 from agents.bc import warm_start
 from agents.checkpoint import (checkpoint_dir, free_run_name, latest_checkpoint, restore_rngs, resume_checkpoint,
                                save_checkpoint)
@@ -151,6 +151,7 @@ class Rollout:
         self.dones = np.zeros(capacity, dtype=bool)
         self.next_value = np.zeros(capacity, dtype=np.float32)  # value of the seat's next decision (or bootstrap)
         self.next_index = np.full(capacity, -1, dtype=np.int64)  # the seat's next decision in this rollout
+        self.per_step: list[int] = []  # decisions made at each step (Ray actors' rollouts merge step by step)
         self.size = 0
 
     def clear(self) -> None:
@@ -158,6 +159,7 @@ class Rollout:
         self.dones[:self.size] = False
         self.next_value[:self.size] = 0.0
         self.next_index[:self.size] = -1
+        self.per_step = []
         self.size = 0
 
 
@@ -168,7 +170,6 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
     ``timing``: seconds spent in the engine (env), the network (forward), the fixed opponents and the
     trajectory bookkeeping are added to it. ``critic``: values from it (with the hidden hands), not from ``net``."""
     buf.clear()
-    tables.reseed_opponents()
     venv, runner, last = tables.venv, tables.runner, tables.last
     obs, mask, seat = tables.obs, tables.mask, tables.seat
     actions = np.zeros(tables.n, dtype=np.int64)
@@ -184,12 +185,13 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
             np.take(obs, mine, axis=0, out=o)
             np.take(mask, mine, axis=0, out=m)
             t1 = clock()
-            logits, value = net(torch.from_numpy(o), torch.from_numpy(m))
+            # row-invariant forward and the tables' own numbers: a table's actions do not depend on the others
+            logits, value = net.forward_rows(torch.from_numpy(o), torch.from_numpy(m))
             if critic is not None:  # the policy above never sees the hidden hands
                 buf.hidden[start:start + k] = hidden_features(venv, mine, seat[mine])
                 value = critic(torch.from_numpy(o), torch.from_numpy(buf.hidden[start:start + k]))
             logp, probs = policy_terms(logits)
-            action = sample_actions(probs)
+            action = sample_actions(probs, u=tables.numbers(mine, streams.NETWORK))
             buf.logprobs[j] = logp.gather(1, action[:, None]).squeeze(1).numpy()
             buf.values[j] = value.numpy()
             buf.actions[j] = a = action.numpy()
@@ -205,11 +207,13 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
             t_net += t2 - t1
             t_book += (t1 - t0) + (clock() - t2)
         t3 = clock()
-        runner.actions(obs, mask, seat, actions)  # the fixed opponents' seats
+        runner.actions(obs, mask, seat, actions, seeds=tables.agent_seeds())  # the fixed opponents' seats
         t4 = clock()
         obs, mask, seat, rewards, done, info = venv.step(actions)
         t5 = clock()
         tables.length += 1
+        tables.t += 1
+        buf.per_step.append(k)
         scored = np.flatnonzero(rewards.any(axis=1))
         if len(scored):
             prev = last[scored]
@@ -227,8 +231,8 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
     ti, si = np.nonzero(last >= 0)
     if len(ti):
         o = torch.from_numpy(venv.observations(ti, si))
-        v = net.value(net.trunk(o)) if critic is None else critic(o, torch.from_numpy(hidden_features(venv, ti, si)))
-        buf.next_value[last[ti, si]] = v.squeeze(-1).numpy()
+        v = net.value_rows(o) if critic is None else critic(o, torch.from_numpy(hidden_features(venv, ti, si)))
+        buf.next_value[last[ti, si]] = v.numpy()
     # the next rollout starts new trajectories (the buffer indices do not carry over)
     last[:] = -1
     t_net += clock() - t0

@@ -34,6 +34,7 @@ class Agent:
     name = "agent"
     needs_observation = True  # False lets a table skip encoding for rule-based agents
     needs_info = True  # False lets a table skip building the InfoState (neural agents)
+    takes_seeds = False  # True: act_batch accepts seeds= (one per decision) and draws its random numbers from them
 
     def reset(self, seed: int | None = None) -> None:
         pass
@@ -41,8 +42,13 @@ class Agent:
     def act(self, observation: np.ndarray | None, action_mask: np.ndarray, info: InfoState | None) -> int:
         raise NotImplementedError
 
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, infos: list) -> list[int]:
-        """Many decisions at once; neural agents override this with one forward pass."""
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, infos: list, seeds=None) -> list[int]:
+        """Many decisions at once; neural agents override this with one forward pass.
+
+        ``seeds`` (only for agents with ``takes_seeds``): one uint64 per decision; the agent then draws the
+        random numbers of decision ``i`` from ``seeds[i]`` alone, so that its choice at a table does not depend
+        on which other tables are asked with it (training collection, split among Ray actors or not:
+        ``agents.streams``). Deterministic agents need not take seeds."""
         return [self.act(o, m, i) for o, m, i in zip(observations, action_masks, infos)]
 
     def __repr__(self) -> str:

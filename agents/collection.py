@@ -5,16 +5,24 @@
 one of its teams: a fixed agent of ``opponent_mix``, a past snapshot of the
 policy from the opponent pool (``agents.pool``), or nobody (pure self-play).
 Opponents act through the play loop (``agents.table.Runner``); the network's
-seats are the runner's ``-1`` seats, played by ``train.collect``. Every draw
-(which opponent, which team, which snapshot, the agents' sampling seeds) comes
-from the run's collection RNG, so that a run and its ``--resume`` replay the
-same tables.
+seats are the runner's ``-1`` seats, played by ``train.collect``.
+
+Seeds: when the tables are (re-)dealt (:meth:`Tables.reset_all`, at the start
+and after every checkpoint) one key is drawn from the run's collection RNG;
+every later draw of a table (its cards, which opponent, which team, which
+snapshot, the network's and the opponents' sampling) is a number of that key,
+the table's number in the run and the step (``agents.streams``). So a run and
+its ``--resume`` replay the same tables, and a table plays the same game
+whatever other tables are collected with it: ``table_ids`` lets a Ray rollout
+actor hold tables ``a .. b - 1`` of the run and play them exactly as a local
+run does (``agents.ray_rollouts``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import streams
 from .table import MAX_REDEALS, Runner
 
 POOL = "pool"  # the label of the pool's tables in the training statistics (charts/return_vs_pool)
@@ -24,10 +32,11 @@ class Tables:
     """``num_envs`` tables on the batched engine and the opponent (if any) of each; see the module docstring.
 
     ``pool``: an :class:`agents.pool.OpponentPool` whose snapshots play one team at a ``pool_fraction`` of the
-    tables (self-play there while the pool is empty)."""
+    tables (self-play there while the pool is empty). ``table_ids``: the tables' numbers in the run (default
+    ``0 .. num_envs - 1``); ``key``: the first deal's key (default: drawn from ``rng``)."""
 
     def __init__(self, variant, num_envs: int, opponent_mix: dict, rng: np.random.Generator, end_on_redeal: bool = True,
-                 pool=None, pool_fraction: float = 0.0):
+                 pool=None, pool_fraction: float = 0.0, table_ids=None, key: int | None = None):
         from belote_env.vector import VectorEnv
 
         from . import make_agent
@@ -40,6 +49,11 @@ class Tables:
         self.opponents = [make_agent(spec) for spec in self.specs] + (self.pool.agents if self.pool is not None else [])
         self.cum = np.cumsum([opponent_mix[s] for s in self.specs] + ([pool_fraction] if self.pool is not None else []))
         self.rng = rng
+        self.ids = np.arange(num_envs, dtype=np.int64) if table_ids is None else np.asarray(table_ids, dtype=np.int64)
+        if self.ids.shape != (num_envs,):
+            raise ValueError(f"table_ids must hold {num_envs} table numbers, got shape {self.ids.shape}")
+        self.key = 0  # of the current deals (reset_all)
+        self.t = 0  # steps played since reset_all: the counter of the tables' random numbers
         # end_on_redeal: an all-pass deal ends the episode (truncated, reward 0)
         self.venv = VectorEnv(variant, num_tables=num_envs, seed=0, episode=variant.episode,
                               max_redeals=1 if end_on_redeal else MAX_REDEALS)
@@ -49,16 +63,24 @@ class Tables:
         # index in the rollout buffer of each seat's latest decision in the current episode, -1 if none
         self.last = np.full((num_envs, 4), -1, dtype=np.int64)
         self.length = np.zeros(num_envs, dtype=np.int64)  # actions so far in each table's episode
-        self.reset_all()
+        self.reset_all(key)
+
+    def numbers(self, idx: np.ndarray, stream: int) -> np.ndarray:
+        """Uniform floats in [0, 1) of tables ``idx`` (positions in this object) for ``stream`` at this step."""
+        return streams.uniforms(self.key, self.ids[idx], self.t, stream)
+
+    def agent_seeds(self) -> np.ndarray:
+        """One uint64 per table for the opponents' sampling at this step (``Runner.actions(seeds=...)``)."""
+        return streams.keys(self.key, self.ids, self.t, streams.AGENT)
 
     def draw_opponents(self, idx: np.ndarray) -> None:
-        """A new opponent (or self-play) and its team at tables ``idx``, from the run's collection RNG."""
-        u = self.rng.random(len(idx))
-        team = self.rng.integers(2, size=len(idx))
+        """A new opponent (or self-play) and its team at tables ``idx``, from the tables' own numbers."""
+        u = self.numbers(idx, streams.OPPONENT)
+        team = (self.numbers(idx, streams.TEAM) < 0.5).astype(np.int64)
         k = np.searchsorted(self.cum, u, side="right") if self.labels else np.zeros(len(idx), dtype=np.int64)
         agent = k.copy()  # index into self.opponents
         if self.pool is not None:  # a snapshot per table, drawn uniformly (only when the pool is on)
-            slot = self.rng.integers(max(len(self.pool), 1), size=len(idx))
+            slot = (self.numbers(idx, streams.SNAPSHOT) * max(len(self.pool), 1)).astype(np.int64)
             at_pool = k == len(self.specs)
             agent[at_pool] += slot[at_pool]
             if not len(self.pool):
@@ -69,18 +91,25 @@ class Tables:
         on_team = (np.arange(4)[None, :] & 1) == team[:, None]
         self.runner.seating[idx] = np.where(on_team & seated[:, None], agent[:, None], -1)
 
-    def reset_all(self) -> None:
-        """New episodes at every table: tables reseeded and opponents drawn from the collection RNG."""
-        self.obs, self.mask, self.seat = self.venv.reset(seed=int(self.rng.integers(2**31)))
+    def reset_all(self, key: int | None = None) -> None:
+        """New episodes at every table from a new key (drawn from the collection RNG unless given): tables
+        re-dealt (table ``i`` of the run from ``table_seed(key, i)``), opponents drawn and reseeded."""
+        from belote_env.vector import table_seed
+
+        self.key = int(self.rng.integers(2**31)) if key is None else int(key)
+        self.t = 0
+        self.obs, self.mask, self.seat = self.venv.reset(table_seeds=[table_seed(self.key, int(i)) for i in self.ids])
         self.draw_opponents(np.arange(self.n))
+        self.reseed_opponents()
         self.last[:] = -1
         self.length[:] = 0
 
     def reseed_opponents(self) -> None:
-        """Reseed the opponents (fixed agents and pool snapshots) from the collection RNG (so a resumed run
-        replays them)."""
-        for agent in self.opponents:
-            agent.reset(int(self.rng.integers(2**63)))
+        """Reseed the opponents (fixed agents and pool snapshots) from the key, the same in every process (agents
+        that take seeds draw from the tables' numbers instead; this seeds the others, e.g. ``pimc``)."""
+        seeds = streams.keys(self.key, np.arange(len(self.opponents)), 0, streams.RESEED)
+        for agent, seed in zip(self.opponents, seeds.tolist()):
+            agent.reset(seed % 2**63)
 
     def end_episodes(self, buf, fin: np.ndarray, rewards: np.ndarray, info: dict, stats: dict) -> None:
         """Tables ``fin`` finished an episode this step: close their trajectories in the rollout ``buf``, add the

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from belote_env.variants import load_variant
 
 from .neural import load_agent, load_checkpoint
+
 
 def evaluate(agent, variant, opponents: list[str], pairs: int, seed: int, progress: bool = False) -> dict:
     """Duplicate matches of ``agent`` against each opponent spec: {spec: MatchResult.to_dict()}."""
@@ -75,6 +76,12 @@ def evaluate_checkpoint(path: str, args, cli: dict) -> dict:
     return summary
 
 
+def _mean(values) -> float:
+    """The mean, exactly rounded (``math.fsum``): the same in whatever order the episodes arrive (a local run
+    and the same run's episodes merged from Ray actors)."""
+    return math.fsum(values) / len(values) if len(values) else float("nan")
+
+
 def log_update(writer, global_step: int, lr: float, sps: float, collect_sps: float, decisions: int, stats: dict,
                losses: dict) -> None:
     """The ``charts/`` and ``losses/`` scalars of one PPO update (see docs/training.md)."""
@@ -88,13 +95,13 @@ def log_update(writer, global_step: int, lr: float, sps: float, collect_sps: flo
     writer.add_scalar("charts/all_pass_rate", all_pass / max(all_pass + finished, 1), global_step)
     returns = [r for values in stats.values() for r in values]  # the network's team, every finished episode
     if returns:  # CleanRL's names, for tools that expect them
-        writer.add_scalar("charts/episodic_return", float(np.mean(returns)), global_step)
-        writer.add_scalar("charts/episodic_length", float(np.mean(lengths)), global_step)
+        writer.add_scalar("charts/episodic_return", _mean(returns), global_step)
+        writer.add_scalar("charts/episodic_length", _mean(lengths), global_step)
     for key, values in stats.items():
         if values:
             tag = key if key.startswith("return_team") else "return_vs_" + _tag(key)
             tag = tag.replace("return_team", "episodic_return_team")
-            writer.add_scalar(f"charts/{tag}", float(np.mean(values)), global_step)
+            writer.add_scalar(f"charts/{tag}", _mean(values), global_step)
     writer.add_scalar("charts/deals_finished", finished, global_step)
     for k, v in losses.items():
         writer.add_scalar(f"losses/{k}", v, global_step)

@@ -38,6 +38,7 @@ from agents.checkpoint import (  # noqa: F401  (re-exported: the checkpoint form
     weights_digest,
 )
 from agents.sparse_input import SparseObs, sparse_input_linear
+from agents.streams import to_uniform
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
@@ -74,14 +75,18 @@ def policy_terms(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.log_softmax(logits, dim=-1), torch.softmax(logits, dim=-1)
 
 
-def sample_actions(probs: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+def sample_actions(probs: torch.Tensor, generator: torch.Generator | None = None, u=None) -> torch.Tensor:
     """One action per row of ``probs`` (rows of :func:`policy_terms`), drawn by inverting the cumulative
-    distribution with one uniform number per row: never an action of probability 0.
+    distribution with one uniform number per row: never an action of probability 0. ``u``: those numbers
+    (float64 in [0, 1), one per row, e.g. ``agents.streams.uniforms``) instead of draws from ``generator``.
 
     ``torch.multinomial(probs, 1)`` draws the same distribution but spends one exponential variate per
     action (112 per row), measured at a fifth of ``train.collect``'s network time on one core."""
     cdf = probs.double().cumsum(-1)
-    u = torch.rand(probs.shape[:-1] + (1,), dtype=torch.float64, generator=generator, device=probs.device)
+    if u is None:
+        u = torch.rand(probs.shape[:-1] + (1,), dtype=torch.float64, generator=generator, device=probs.device)
+    else:
+        u = torch.as_tensor(u, dtype=torch.float64, device=probs.device).reshape(probs.shape[:-1] + (1,))
     action = (cdf <= u * cdf[..., -1:]).sum(-1)  # the first action whose cumulative probability exceeds u
     # u * total rounds to total with probability ~2**-53: then take the last action of positive probability
     last = probs.shape[-1] - 1 - (probs.flip(-1) > 0).to(torch.int64).argmax(-1)
@@ -138,6 +143,40 @@ class PolicyValueNet(nn.Module):
         logits = torch.where(mask, self.policy(h), torch.full((), MASKED_LOGIT, dtype=h.dtype))
         return logits, self.value(h).squeeze(-1)
 
+    def forward_rows(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """:meth:`forward` on a dense CPU batch with every row's result independent of the batch it comes in,
+        bit for bit, with one torch thread (``train.py``'s default): collection gives a table the same
+        actions whether it is played with other tables or not (split among Ray actors: ``agents.streams``).
+
+        The matrix products choose their kernels by the number of rows (measured with torch 2.13 on this
+        machine: a row's result takes one of three values for batches of 1, 2 to 15 and 16 or more rows, and
+        rows past the last multiple of 4 are summed in another order) and may depend on the data's alignment.
+        So the batch is copied into a new tensor (64-byte aligned) of :func:`padded_rows` rows; the extra
+        rows are zeros, their results dropped. Cost: at most 7 rows more (16 for batches under 16).
+        With several torch threads the first layer's sums still depend on the batch size."""
+        n = obs.shape[0]
+        x = obs.new_zeros((padded_rows(n), obs.shape[1]))
+        x[:n] = obs
+        m = torch.ones((x.shape[0], mask.shape[1]), dtype=torch.bool)
+        m[:n] = mask
+        logits, value = self(x, m)
+        return logits[:n], value[:n]
+
+    def value_rows(self, obs: torch.Tensor) -> torch.Tensor:
+        """The value head's output for a dense batch, row-invariant as :meth:`forward_rows`."""
+        n = obs.shape[0]
+        x = obs.new_zeros((padded_rows(n), obs.shape[1]))
+        x[:n] = obs
+        return self.value(self.trunk(x))[:n].squeeze(-1)
+
+
+ROW_MULTIPLE, MIN_ROWS = 8, 16
+
+
+def padded_rows(n: int) -> int:
+    """The rows :meth:`PolicyValueNet.forward_rows` runs for a batch of ``n``: a multiple of 8, at least 16."""
+    return max(MIN_ROWS, -(-n // ROW_MULTIPLE) * ROW_MULTIPLE)
+
 
 class NeuralAgent(Agent):
     """An agent playing with a :class:`PolicyValueNet`.
@@ -149,6 +188,7 @@ class NeuralAgent(Agent):
     """
 
     needs_info = False
+    takes_seeds = True  # sampling draws row i from seeds[i] when given (agents.streams)
 
     def __init__(self, net: PolicyValueNet, name: str = "neural", sample: bool = False, seed: int | None = None,
                  device: str | torch.device = "cpu"):
@@ -165,8 +205,11 @@ class NeuralAgent(Agent):
             self.generator.manual_seed(seed)
 
     @torch.no_grad()
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, infos: list | None = None) -> list[int]:
-        """One forward pass for the whole batch; returns one legal action per row."""
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, infos: list | None = None,
+                  seeds=None) -> list[int]:
+        """One forward pass for the whole batch; returns one legal action per row (``seeds``: see
+        :meth:`agents.base.Agent.act_batch`; with them the batch is also run row-invariantly:
+        :meth:`PolicyValueNet.forward_rows`)."""
         obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=self.device)
         mask = torch.as_tensor(np.asarray(action_masks), device=self.device).bool()
         if obs.ndim != 2 or obs.shape[1] != self.net.obs_size:
@@ -177,11 +220,14 @@ class NeuralAgent(Agent):
             raise ValueError("every action mask must allow at least one action (the seat must be the one to act)")
         was_training = self.net.training
         self.net.eval()
-        logits, _ = self.net(obs, mask)
+        logits, _ = self.net(obs, mask) if seeds is None else self.net.forward_rows(obs, mask)
         self.net.train(was_training)
         if self.sample:
             probs = torch.softmax(logits, dim=1)
-            actions = sample_actions(probs, self.generator)
+            if seeds is None:
+                actions = sample_actions(probs, self.generator)
+            else:
+                actions = sample_actions(probs, u=to_uniform(seeds))
         else:
             actions = logits.argmax(dim=1)
         return actions.tolist()

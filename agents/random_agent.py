@@ -9,6 +9,7 @@ import numpy as np
 from belote_env.rules.info import InfoState
 
 from .base import Agent
+from .streams import to_uniform
 
 
 class RandomAgent(Agent):
@@ -22,6 +23,7 @@ class RandomAgent(Agent):
     name = "random"
     needs_observation = False
     needs_info = False  # the mask says what is legal; the play loop skips building InfoStates
+    takes_seeds = True
 
     def __init__(self, seed: int | None = None):
         self.rng = random.Random(seed)
@@ -38,3 +40,14 @@ class RandomAgent(Agent):
         if not legal:
             raise ValueError("RandomAgent.act was called with no legal action (empty mask, or a finished deal)")
         return legal[self.rng.randrange(len(legal))]
+
+    def act_batch(self, observations, action_masks, infos, seeds=None) -> list[int]:
+        """As :meth:`act` row by row; with ``seeds``, row ``i`` picks from ``seeds[i]`` (``agents.streams``)."""
+        if seeds is None:
+            return super().act_batch(observations, action_masks, infos)
+        legal = np.asarray(action_masks) != 0
+        count = legal.sum(axis=1)
+        if not count.all():
+            raise ValueError("RandomAgent.act_batch was called with an empty mask")
+        k = (to_uniform(seeds) * count).astype(np.int64)  # the k-th legal action of each row
+        return (legal.cumsum(axis=1) > k[:, None]).argmax(axis=1).tolist()

@@ -9,15 +9,22 @@ the learner (the driver, on its own device) sends the weights once
 decisions as numpy arrays (observations as their non-zero entries, masks as
 bits, actions, log-probabilities, values, rewards, episode ends, the successor
 links of each seat's trajectory and the bootstrap values: ``pack_rollout``);
-they are concatenated into the learner's rollout
-buffer, links shifted, and GAE and the PPO update run as in a local run.
+they are merged into the learner's rollout buffer in the order a local run
+makes them (:func:`merge_rollouts`: step by step, tables ascending), and GAE
+and the PPO update run as in a local run.
 
-Seeds: every actor is (re)started from a seed drawn from the run's collection
-generator (at the start, and after every checkpoint, as the local tables
-are), so a Ray run is reproducible and ``--resume`` continues it exactly.
-An actor that dies is replaced by a new one, seeded from the same generator,
-and its share of the rollout is played again; the run goes on (its results
-then differ from an uninterrupted run's, as any re-dealt cards would).
+Seeds: actor ``k`` holds tables ``a_k .. b_k - 1`` of the run, and every
+random draw of a table is a number of the run's key, the table and the step
+(``agents.streams``); the key is drawn from the run's collection generator
+at the start and after every checkpoint, as in a local run. With one torch
+thread (the default) the network's forward pass gives each row the same
+result in any batch (``PolicyValueNet.forward_rows``). So **a Ray run and a
+local run with the same seed play the same tables and train the same
+weights, bit for bit** (``tests/train/test_train_ray.py``), and ``--resume``
+continues either exactly. An actor that dies is replaced by a new one,
+which re-deals its tables from another key and plays its share of the
+rollout again; the run goes on (its results then differ from an
+uninterrupted run's, as any re-dealt cards would).
 
 ``train.py`` itself is sent to the actors by value (cloudpickle), so the
 workers need the ``agents`` and ``belote_env`` packages but not the script.
@@ -44,54 +51,83 @@ def pack_rollout(buf, n: int) -> dict:
     from .sparse_input import to_csr
 
     out = {f: getattr(buf, f)[:n] for f in PLAIN_FIELDS}
+    out["per_step"] = np.asarray(buf.per_step, dtype=np.int32)
     out["obs_csr"] = to_csr(buf.obs[:n])
     out["mask_bits"] = np.packbits(buf.mask[:n], axis=1)
     return out
 
 
-def unpack_rollout(part: dict, buf, off: int) -> int:
-    """Write an actor's ``pack_rollout`` into ``buf`` from decision ``off`` on; the number of decisions."""
+def unpack_rollout(part: dict, buf, off: int = 0, rows=None) -> int:
+    """Write an actor's ``pack_rollout`` into ``buf`` from decision ``off`` on (or decision ``i`` at
+    ``rows[i]``); the number of decisions. Successor links are written as they are (see :func:`merge_rollouts`)."""
     from .sparse_input import from_csr
 
     n = len(part["actions"])
+    at = slice(off, off + n) if rows is None else rows
     for name in PLAIN_FIELDS:
-        getattr(buf, name)[off:off + n] = part[name]
-    from_csr(*part["obs_csr"], buf.obs[off:off + n])
-    buf.mask[off:off + n] = np.unpackbits(part["mask_bits"], axis=1, count=buf.mask.shape[1]).view(np.bool_)
+        getattr(buf, name)[at] = part[name]
+    if rows is None:
+        from_csr(*part["obs_csr"], buf.obs[off:off + n])
+    else:
+        from_csr(*part["obs_csr"], buf.obs, rows)
+    buf.mask[at] = np.unpackbits(part["mask_bits"], axis=1, count=buf.mask.shape[1]).view(np.bool_)
     return n
 
 
 def packed_bytes(part: dict) -> int:
     """The bytes of the arrays of a ``pack_rollout`` (what crosses the network, Ray's framing aside)."""
-    arrays = [v for k, v in part.items() if k in PLAIN_FIELDS or k == "mask_bits"] + list(part["obs_csr"])
+    arrays = [v for k, v in part.items() if k in PLAIN_FIELDS or k in ("mask_bits", "per_step")] + list(part["obs_csr"])
     return sum(a.nbytes for a in arrays)
+
+
+def merge_rollouts(parts: list[dict], buf) -> None:
+    """Write the ``pack_rollout`` of each actor (in the order of their tables) into ``buf`` in the order of a
+    local run over all the tables: step by step and, within a step, actor by actor (so tables ascending).
+    Successor links are renumbered."""
+    buf.clear()
+    steps = [np.repeat(np.arange(len(p["per_step"])), p["per_step"]) for p in parts]  # the step of each decision
+    total = sum(len(s) for s in steps)
+    order = np.argsort(np.concatenate(steps) if parts else np.zeros(0, np.int64), kind="stable")
+    where = np.empty(total, dtype=np.int64)
+    where[order] = np.arange(total)  # actor after actor -> the local run's position (step-major, actors in order)
+    off = 0
+    for part in parts:
+        n = len(part["actions"])
+        rows = where[off:off + n]
+        unpack_rollout(part, buf, rows=rows)
+        links = part["next_index"]
+        buf.next_index[rows] = np.where(links >= 0, where[off + np.maximum(links, 0)], -1)
+        off += n
+    buf.per_step = np.sum([p["per_step"] for p in parts], axis=0).tolist() if parts else []
+    buf.size = total
 
 
 class RolloutWorker:
     """One actor: ``n_tables`` tables of ``Tables`` (``agents.collection``) and a copy of the network
     (run as a Ray actor)."""
 
-    def __init__(self, train_fns: dict, variant, n_tables: int, opponent_mix: dict, end_on_redeal: bool,
+    def __init__(self, train_fns: dict, variant, table_ids: list[int], opponent_mix: dict, end_on_redeal: bool,
                  net_config: dict, num_steps: int):
         import torch
 
-        torch.set_num_threads(1)
+        torch.set_num_threads(1)  # one thread: forward_rows is row-invariant (the local run's default too)
         self.fns = train_fns
-        self.variant, self.n, self.mix, self.end_on_redeal = variant, n_tables, opponent_mix, end_on_redeal
+        self.variant, self.ids, self.mix, self.end_on_redeal = variant, table_ids, opponent_mix, end_on_redeal
         self.net = train_fns["PolicyValueNet"](**net_config)
         self.net.eval()
-        self.buf = train_fns["Rollout"](n_tables * num_steps)
+        self.buf = train_fns["Rollout"](len(table_ids) * num_steps)
         self.tables = None
 
     def pid(self) -> int:
         return os.getpid()
 
-    def reset(self, seed: int) -> None:
-        """New tables, opponents and sampling generator, all from ``seed``."""
-        import torch
-
-        torch.manual_seed(seed)
-        self.tables = self.fns["Tables"](self.variant, self.n, self.mix, np.random.default_rng(seed), self.end_on_redeal)
+    def reset(self, key: int) -> None:
+        """This actor's tables of the run, dealt from the run's ``key`` (``Tables.reset_all``)."""
+        if self.tables is None:
+            self.tables = self.fns["Tables"](self.variant, len(self.ids), self.mix, np.random.default_rng(key),
+                                             self.end_on_redeal, table_ids=self.ids, key=key)
+        else:
+            self.tables.reset_all(key)
 
     def collect(self, weights: dict, num_steps: int) -> dict:
         import torch
@@ -101,7 +137,7 @@ class RolloutWorker:
         t0 = time.perf_counter()
         self.fns["collect"](self.net, self.tables, self.buf, num_steps, stats)
         out = pack_rollout(self.buf, self.buf.size)
-        out.update(stats=stats, seconds=time.perf_counter() - t0, steps=self.n * num_steps)
+        out.update(stats=stats, seconds=time.perf_counter() - t0, steps=len(self.ids) * num_steps)
         return out
 
 
@@ -120,12 +156,14 @@ class RayCollector:
         self.rng = rng
         self.num_steps = args.num_steps
         base, extra = divmod(args.num_envs, k)
-        self.sizes = [base + (i < extra) for i in range(k)]
+        bounds = np.cumsum([0] + [base + (i < extra) for i in range(k)]).tolist()
+        self.table_ids = [list(range(a, b)) for a, b in zip(bounds[:-1], bounds[1:])]  # actor i: tables a_i .. b_i - 1
+        self.key = 0
         fns = {name: getattr(train_module, name) for name in ("Tables", "Rollout", "collect", "PolicyValueNet")}
         net_config = {"obs_size": OBS_SIZE, "hidden_sizes": list(args.hidden_sizes), "num_actions": NUM_ACTIONS,
                       "activation": args.activation}
         self._spawn = lambda i: ray.remote(num_cpus=1, max_restarts=0)(RolloutWorker).remote(
-            fns, variant, self.sizes[i], dict(args.opponent_mix), args.end_on_redeal, net_config, args.num_steps)
+            fns, variant, self.table_ids[i], dict(args.opponent_mix), args.end_on_redeal, net_config, args.num_steps)
         self.actors = [self._spawn(i) for i in range(k)]
         self.replaced = 0  # actors that died and were replaced
         self.worker_sps: list[float] = [0.0] * k
@@ -133,14 +171,17 @@ class RayCollector:
         self.reset_all()
 
     def reset_all(self) -> None:
-        """Reseed every actor from the collection generator (what the local tables' ``reset_all`` is)."""
-        seeds = [int(s) for s in self.rng.integers(2**63, size=len(self.actors))]
-        self.ray.get([a.reset.remote(s) for a, s in zip(self.actors, seeds)])
+        """A new key from the collection generator, every actor's tables dealt from it (the same draw as the
+        local ``Tables.reset_all``)."""
+        self.key = int(self.rng.integers(2**31))
+        self.ray.get([a.reset.remote(self.key) for a in self.actors])
 
     def _replace(self, i: int) -> None:
+        """A new actor for actor ``i``, its tables dealt from another key (the run's generator is not drawn)."""
         self.replaced += 1
         self.actors[i] = self._spawn(i)
-        self.ray.get(self.actors[i].reset.remote(int(self.rng.integers(2**63))))
+        key = int(np.random.default_rng([self.key, self.replaced]).integers(2**31))
+        self.ray.get(self.actors[i].reset.remote(key))
 
     def collect(self, net, buf, num_steps: int, stats: dict, writer=None, global_step: int = 0) -> None:
         """One rollout of every actor with ``net``'s weights, merged into ``buf``; ``stats`` as ``train.collect``.
@@ -158,22 +199,15 @@ class RayCollector:
                 except RayActorError:  # the actor's process died: a new one plays its share again
                     self._replace(i)
                     f = self.actors[i].collect.remote(weights, num_steps)
-        buf.clear()
-        off = 0
-        self.bytes_received = 0
+        merge_rollouts(parts, buf)
+        self.bytes_received = sum(packed_bytes(p) for p in parts)
         for i, p in enumerate(parts):
-            n = unpack_rollout(p, buf, off)
-            self.bytes_received += packed_bytes(p)
-            links = buf.next_index[off:off + n]
-            links[links >= 0] += off
-            off += n
             for key, v in p["stats"].items():
                 if isinstance(v, list):
                     stats.setdefault(key, []).extend(v)
                 else:
                     stats[key] = stats.get(key, 0) + v
             self.worker_sps[i] = p["steps"] / max(p["seconds"], 1e-9)
-        buf.size = off
         if writer is not None:
             for i, sps in enumerate(self.worker_sps):
                 writer.add_scalar(f"charts/worker_SPS/{i}", sps, global_step)

@@ -93,10 +93,12 @@ def _csr_fill(x, indptr, idx, val):
 
 
 @numba.njit(cache=True, nogil=True)
-def _csr_scatter(indptr, idx, val, out):
-    for i in range(out.shape[0]):
+def _csr_scatter(indptr, idx, val, rows, out):
+    for i in range(len(rows)):
+        r = rows[i]
+        out[r, :] = 0.0
         for k in range(indptr[i], indptr[i + 1]):
-            out[i, idx[k]] = val[k]
+            out[r, idx[k]] = val[k]
 
 
 def to_csr(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -114,12 +116,18 @@ def to_csr(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return indptr, idx, val
 
 
-def from_csr(indptr: np.ndarray, idx: np.ndarray, val: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """Write the rows :func:`to_csr` gave into ``out`` (float32, ``(rows, columns)``), zeroing it first."""
-    if len(indptr) != out.shape[0] + 1:
-        raise ValueError(f"from_csr: {len(indptr) - 1} rows for an output of {out.shape[0]}")
-    out[:] = 0.0
-    _csr_scatter(indptr, idx, val, out)
+def from_csr(indptr: np.ndarray, idx: np.ndarray, val: np.ndarray, out: np.ndarray, rows=None) -> np.ndarray:
+    """Write the rows :func:`to_csr` gave into ``out`` (float32, ``(rows, columns)``; the rows are zeroed
+    first); with ``rows``, row ``i`` goes to ``out[rows[i]]`` (the other rows are left as they are)."""
+    n = len(indptr) - 1
+    if rows is None:
+        if n != out.shape[0]:
+            raise ValueError(f"from_csr: {n} rows for an output of {out.shape[0]}")
+        rows = np.arange(n)
+    rows = np.asarray(rows, dtype=np.int64)
+    if len(rows) != n or (n and (rows.min() < 0 or rows.max() >= out.shape[0])):
+        raise ValueError(f"from_csr: {n} rows, but {len(rows)} destination rows in 0..{out.shape[0] - 1} expected")
+    _csr_scatter(indptr, idx, val, rows, out)
     return out
 
 

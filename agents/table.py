@@ -73,9 +73,10 @@ class Runner:
         return self.seating[self._rows, seat]
 
     def actions(self, obs: np.ndarray, mask: np.ndarray, seat: np.ndarray, out: np.ndarray | None = None,
-                active: np.ndarray | None = None) -> np.ndarray:
+                active: np.ndarray | None = None, seeds: np.ndarray | None = None) -> np.ndarray:
         """Fill ``out`` (int64[N]) with the seated agents' decisions at every table where one is to act
-        (and ``active``, when given); the caller's rows are left as they are. Returns ``out``."""
+        (and ``active``, when given); the caller's rows are left as they are. Returns ``out``.
+        ``seeds``: uint64[N], one per table, handed to the agents that take seeds (``Agent.takes_seeds``)."""
         if out is None:
             out = np.zeros(len(seat), dtype=np.int64)
         who = self.acting(seat)
@@ -84,14 +85,17 @@ class Runner:
         for k, agent in enumerate(self.agents):
             idx = np.flatnonzero(who == k)
             if len(idx):
-                out[idx] = self._ask(agent, idx, obs, mask, seat)
+                out[idx] = self._ask(agent, idx, obs, mask, seat, seeds)
         return out
 
-    def _ask(self, agent: Agent, idx: np.ndarray, obs, mask, seat) -> np.ndarray:
+    def _ask(self, agent: Agent, idx: np.ndarray, obs, mask, seat, seeds=None) -> np.ndarray:
         venv = self.venv
         m = mask[idx].view(np.int8)
         infos = [venv.info_state(int(i)) for i in idx] if agent.needs_info else [None] * len(idx)
-        got = agent.act_batch(obs[idx], m, infos)
+        if seeds is not None and agent.takes_seeds:
+            got = agent.act_batch(obs[idx], m, infos, seeds=seeds[idx])
+        else:
+            got = agent.act_batch(obs[idx], m, infos)
         try:
             acts = np.asarray(got, dtype=np.int64).reshape(-1)
             if len(acts) != len(idx):

@@ -157,16 +157,17 @@ class VectorEnv:
         self.single_observation_space = spaces.Box(0.0, np.inf, shape=(OBS_SIZE,), dtype=np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.seed = None
-        self._table_seeds = None
-        if table_seeds is not None:
-            seeds = list(table_seeds)
-            if len(seeds) != n or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0
-                                      for x in seeds):
-                raise VectorEnvError(f"table_seeds must be {n} non-negative ints, one per table")
-            self._table_seeds = [int(x) for x in seeds]
+        self._table_seeds = None if table_seeds is None else self._checked_seeds(table_seeds)
         self._seed_tables(seed)
 
     # --- seeding ---------------------------------------------------------------
+
+    def _checked_seeds(self, table_seeds) -> list[int]:
+        seeds = list(table_seeds)
+        if len(seeds) != self.num_tables or any(
+                isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0 for x in seeds):
+            raise VectorEnvError(f"table_seeds must be {self.num_tables} non-negative ints, one per table")
+        return [int(x) for x in seeds]
 
     def _seed_tables(self, seed) -> None:
         if seed is None:
@@ -187,11 +188,17 @@ class VectorEnv:
 
     # --- the API ---------------------------------------------------------------
 
-    def reset(self, seed: int | None = None):
+    def reset(self, seed: int | None = None, table_seeds=None):
         """Start a new episode at every table. With ``seed``, every table is reseeded
-        (table i from ``seed * 2**32 + i``); without, each continues its generator.
+        (table i from ``seed * 2**32 + i``); with ``table_seeds``, table i from
+        ``table_seeds[i]``; without either, each continues its generator.
         Returns ``obs, mask, seat``."""
-        if seed is not None:
+        if seed is not None and table_seeds is not None:
+            raise VectorEnvError("reset takes seed or table_seeds, not both")
+        if table_seeds is not None:
+            self._table_seeds = self._checked_seeds(table_seeds)
+            self._seed_tables(0)
+        elif seed is not None:
             self._table_seeds = None
             self._seed_tables(seed)
         k = self._k

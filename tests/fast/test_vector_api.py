@@ -68,6 +68,19 @@ def test_reset_with_seed_reproduces_and_without_continues():
     assert VectorEnv("contree", 2, seed=None).seed >= 0
 
 
+def test_reset_with_table_seeds_deals_those_tables():
+    whole = VectorEnv("coinche", num_tables=6, seed=11).reset()[0]
+    part = VectorEnv("coinche", num_tables=2, seed=0)
+    np.testing.assert_array_equal(part.reset(table_seeds=[table_seed(11, 4), table_seed(11, 5)])[0], whole[4:])
+    assert part.table_seed(1) == table_seed(11, 5)
+    assert not np.array_equal(part.reset()[0], whole[4:])  # continues those tables' generators
+    np.testing.assert_array_equal(part.reset(seed=11)[0], whole[:2])  # back to the derived seeds
+    with pytest.raises(VectorEnvError, match="not both"):
+        part.reset(seed=1, table_seeds=[1, 2])
+    with pytest.raises(VectorEnvError, match="2 non-negative ints"):
+        part.reset(table_seeds=[1])
+
+
 def test_auto_reset_and_results_of_finished_tables():
     venv = VectorEnv("coinche", num_tables=16, seed=4)
     obs, mask, seat = venv.reset()

@@ -1,6 +1,7 @@
-"""train.py --ray-workers: collection on Ray rollout actors (agents.ray_rollouts). A killed run resumes
-exactly; an actor whose process dies is replaced and collection goes on; the merged rollout is one
-consistent buffer. Skipped where Ray is not installed (the main suite; .ci/integrations runs them)."""
+"""train.py --ray-workers: collection on Ray rollout actors (agents.ray_rollouts). A Ray run trains the
+weights of a local run of the same seed, bit for bit; a killed run resumes exactly; an actor whose process
+dies is replaced and collection goes on; the merged rollout is one consistent buffer. Skipped where Ray is
+not installed (the main suite; .ci/integrations runs them)."""
 
 import os
 import signal
@@ -26,6 +27,26 @@ def test_options_are_checked_before_the_run(tmp_path):
 @pytest.fixture(scope="module")
 def ray_module():
     return pytest.importorskip("ray")
+
+
+def test_a_ray_run_trains_the_weights_of_a_local_run(tmp_path, ray_module):
+    # 8 tables on 3 actors (3, 3 and 2 tables); a checkpoint every 2 updates re-deals the tables from a new key
+    options = ["--config", "configs/train/tiny.yaml", "--total-timesteps", str(5 * 512), "--eval-every", "0",
+               "--final-eval-pairs", "0", "--checkpoint-every", "2", "--runs-dir", str(tmp_path)]
+    run_train(*options, "--run-name", "local", timeout=300)
+    run_train(*options, "--run-name", "ray", "--ray-workers", "3", timeout=300)
+    local = torch.load(tmp_path / "local" / "checkpoints" / "latest.pt", weights_only=True)
+    ray = torch.load(tmp_path / "ray" / "checkpoints" / "latest.pt", weights_only=True)
+    assert local["update"] == ray["update"] == 5
+    for name, tensor in local["model"].items():
+        assert torch.equal(tensor, ray["model"][name]), f"{name} differs between the local and the Ray run"
+    for k, state in local["optimizer"]["state"].items():
+        assert all(torch.equal(v, ray["optimizer"]["state"][k][n]) for n, v in state.items())
+    from agents.plots import read_scalars
+
+    scalars = [read_scalars(tmp_path / run) for run in ("local", "ray")]
+    for tag in ("charts/episodic_return", "charts/all_pass_rate", "losses/value_loss", "losses/approx_kl"):
+        assert all(np.array_equal(a, b) for a, b in zip(scalars[0][tag], scalars[1][tag])), tag
 
 
 def test_killed_ray_run_resumes_exactly(tmp_path, ray_module):

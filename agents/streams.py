@@ -1,0 +1,54 @@
+"""Random numbers that belong to a table: counter-based, so no draw depends on which other tables draw too.
+
+Training collection (``agents.collection``, ``train.collect``) takes every random decision of a table from
+:func:`keys` ``(key, table, step, stream)``: the run's key (drawn from the collection generator when the
+tables are re-dealt), the table's number in the run (``0 .. num_envs - 1``), the step since then and what the
+number is for (:data:`OPPONENT`, :data:`TEAM`, :data:`SNAPSHOT`, :data:`NETWORK`, :data:`AGENT`,
+:data:`RESEED`). A table therefore plays the same cards, opponents and actions whether the run's tables are
+collected in one process or split among Ray rollout actors (``agents.ray_rollouts``): the split cannot change
+a result (``tests/train/test_split_collection.py``).
+
+The numbers are splitmix64 (Steele, Lea and Flood, 2014) applied in turn to the key, the stream, the table and
+the step: each output bit depends on every input bit, which is what sampling needs; they are not for
+cryptography.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+OPPONENT, TEAM, SNAPSHOT, NETWORK, AGENT, RESEED = range(1, 7)  # the streams
+
+_G = 0x9E3779B97F4A7C15  # 2**64 / golden ratio (Python int: scalar products wrap by hand, without numpy's warning)
+_GOLDEN = np.uint64(_G)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser on a uint64 array (wrapping arithmetic; arrays, so numpy does not warn)."""
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+def keys(key: int, tables, step: int, stream: int) -> np.ndarray:
+    """One uint64 per entry of ``tables`` (table numbers): the number of (``key``, table, ``step``, ``stream``)."""
+    t = np.asarray(tables, dtype=np.uint64)
+    h = _mix(np.full(t.shape, (int(key) + _G * int(stream)) % 2**64, dtype=np.uint64))
+    h = _mix(h ^ (t * _GOLDEN))
+    return _mix(h + np.uint64(_G * int(step) % 2**64))
+
+
+def uniforms(key: int, tables, step: int, stream: int) -> np.ndarray:
+    """One float64 in [0, 1) per entry of ``tables``: the top 53 bits of :func:`keys`."""
+    return (keys(key, tables, step, stream) >> _S11).astype(np.float64) * 2.0**-53
+
+
+def to_uniform(seeds) -> np.ndarray:
+    """The float64 in [0, 1) of each uint64 of ``seeds`` (what an agent given ``seeds`` draws from)."""
+    return (np.asarray(seeds, dtype=np.uint64) >> _S11).astype(np.float64) * 2.0**-53
+
+
+__all__ = ["AGENT", "NETWORK", "OPPONENT", "RESEED", "SNAPSHOT", "TEAM", "keys", "to_uniform", "uniforms"]

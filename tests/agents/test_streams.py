@@ -1,0 +1,67 @@
+"""The tables' own random numbers (agents.streams) and the agents that draw from them (``takes_seeds``)."""
+
+import numpy as np
+
+from agents import make_agent
+from agents.streams import AGENT, NETWORK, keys, to_uniform, uniforms
+
+
+def test_numbers_are_fixed_by_their_inputs_and_change_with_each():
+    tables = np.arange(1000)
+    u = uniforms(5, tables, 3, NETWORK)
+    assert u.dtype == np.float64 and ((u >= 0) & (u < 1)).all()
+    assert np.array_equal(u, uniforms(5, tables, 3, NETWORK))
+    assert np.array_equal(u[[7, 300]], uniforms(5, [7, 300], 3, NETWORK))  # a table's number alone
+    for other in (uniforms(6, tables, 3, NETWORK), uniforms(5, tables, 4, NETWORK), uniforms(5, tables, 3, AGENT),
+                  uniforms(5, tables + 1000, 3, NETWORK)):
+        assert np.mean(other == u) < 0.01
+    assert np.array_equal(to_uniform(keys(5, tables, 3, NETWORK)), u)
+
+
+def test_numbers_look_uniform_and_independent():
+    u = uniforms(2**40 + 3, np.arange(200_000), 17, AGENT)
+    counts = np.bincount((u * 20).astype(int), minlength=20)
+    chi2 = ((counts - 10_000) ** 2 / 10_000).sum()
+    assert chi2 < 45  # 19 degrees of freedom: p < 0.001 above 43.8
+    assert abs(np.corrcoef(u[:-1], u[1:])[0, 1]) < 0.01  # neighbouring tables
+    steps = np.array([uniforms(9, [4], t, AGENT)[0] for t in range(20_000)])
+    assert abs(steps.mean() - 0.5) < 0.01 and abs(np.corrcoef(steps[:-1], steps[1:])[0, 1]) < 0.03
+
+
+def test_random_agent_draws_each_decision_from_its_seed():
+    rng = np.random.default_rng(0)
+    masks = (rng.random((500, 112)) < 0.1).astype(np.int8)
+    masks[:, 3] = 1
+    seeds = keys(1, np.arange(500), 0, AGENT)
+    agent = make_agent("random")
+    got = agent.act_batch(None, masks, [None] * 500, seeds=seeds)
+    assert all(masks[i, a] for i, a in enumerate(got))
+    assert got[10:20] == agent.act_batch(None, masks[10:20], [None] * 10, seeds=seeds[10:20])
+    counts = np.zeros(112)
+    one = np.zeros((1, 112), dtype=np.int8)
+    one[0, [5, 9, 40]] = 1
+    for a in agent.act_batch(None, np.repeat(one, 3000, 0), [None] * 3000, seeds=keys(2, np.arange(3000), 0, AGENT)):
+        counts[a] += 1
+    assert set(np.flatnonzero(counts)) == {5, 9, 40} and counts.min(initial=3000, where=counts > 0) > 900
+
+
+def test_a_sampling_neural_agent_draws_each_row_from_its_seed():
+    import torch
+
+    from agents.neural import NeuralAgent, PolicyValueNet
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # forward_rows is row-invariant with one thread
+    try:
+        torch.manual_seed(0)
+        agent = NeuralAgent(PolicyValueNet(hidden_sizes=[64]), sample=True)
+        rng = np.random.default_rng(1)
+        obs = (rng.random((40, agent.net.obs_size)) < 0.05).astype(np.float32)
+        masks = (rng.random((40, 112)) < 0.3).astype(np.int8)
+        masks[:, 0] = 1
+        seeds = keys(3, np.arange(40), 0, AGENT)
+        got = agent.act_batch(obs, masks, [None] * 40, seeds=seeds)
+        assert all(masks[i, a] for i, a in enumerate(got))
+        assert [agent.act_batch(obs[i:i + 1], masks[i:i + 1], [None], seeds=seeds[i:i + 1])[0] for i in range(40)] == got
+    finally:
+        torch.set_num_threads(threads)

@@ -1,0 +1,76 @@
+"""A table plays the same game whatever other tables are collected with it (agents.streams): collecting tables
+0..11 in one process, or tables 0..4 and 5..11 apart and merging the two rollouts as the Ray driver does
+(agents.ray_rollouts.merge_rollouts), gives the same buffer, bit for bit. This is what makes a Ray run equal a
+local run of the same seed (tests/train/test_train_ray.py runs both)."""
+
+import numpy as np
+import pytest
+import torch
+
+import train
+from agents.collection import Tables
+from agents.ray_rollouts import BUFFER_FIELDS, merge_rollouts, pack_rollout
+from belote_env.variants import load_variant
+
+STEPS, ROLLOUTS, KEY = 24, 3, 77
+
+
+@pytest.fixture
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def _collect(ids, net, mix):
+    tables = Tables(load_variant("coinche"), len(ids), mix, np.random.default_rng(0), True, table_ids=list(ids), key=KEY)
+    out = []
+    for _ in range(ROLLOUTS):
+        buf = train.Rollout(len(ids) * STEPS)
+        stats = {"return_team0": [], "return_team1": []}
+        train.collect(net, tables, buf, STEPS, stats)
+        out.append((buf, stats))
+    return out
+
+
+@pytest.mark.parametrize("hidden", [[256, 256], [32]])
+def test_split_tables_collect_the_same_rollouts(hidden, one_thread):
+    torch.manual_seed(0)
+    net = train.PolicyValueNet(hidden_sizes=hidden)
+    net.eval()
+    mix = {"random": 0.3, "heuristic": 0.3}
+    whole = _collect(range(12), net, mix)
+    halves = [_collect(range(0, 5), net, mix), _collect(range(5, 12), net, mix)]
+    for r, (buf, stats) in enumerate(whole):
+        merged = train.Rollout(12 * STEPS)
+        merge_rollouts([pack_rollout(h[r][0], h[r][0].size) for h in halves], merged)
+        n = buf.size
+        assert merged.size == n > 0 and merged.per_step == buf.per_step
+        for name in BUFFER_FIELDS:
+            assert np.array_equal(getattr(merged, name)[:n], getattr(buf, name)[:n]), (r, name)
+        parts = [h[r][1] for h in halves]
+        for key in set(stats) | {k for p in parts for k in p}:
+            got = [v for p in parts for v in (p.get(key, []) if isinstance(p.get(key, []), list) else [p[key]])]
+            want = stats.get(key, []) if isinstance(stats.get(key, []), list) else [stats[key]]
+            if key == "all_pass":
+                assert sum(got) == sum(want)
+            else:
+                assert sorted(got) == sorted(want), key
+
+
+def test_forward_rows_does_not_depend_on_the_batch(one_thread):
+    torch.manual_seed(1)
+    net = train.PolicyValueNet()
+    x = torch.rand(300, net.obs_size) * (torch.rand(300, net.obs_size) < 0.05)
+    mask = torch.rand(300, net.num_actions) < 0.3
+    mask[:, 0] = True
+    alone = [net.forward_rows(x[i:i + 1], mask[i:i + 1]) for i in range(300)]
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        lo = int(rng.integers(0, 299))
+        hi = int(rng.integers(lo + 1, 301))
+        logits, value = net.forward_rows(x[lo:hi], mask[lo:hi])
+        for i in range(lo, hi, 5):
+            assert torch.equal(logits[i - lo], alone[i][0][0]) and torch.equal(value[i - lo], alone[i][1][0])
+        assert torch.equal(net.value_rows(x[lo:hi]), value)
