@@ -45,7 +45,8 @@ from agents.collection import Tables
 from agents.critic import HIDDEN_SIZE, CentralCritic, critic_state, hidden_features, load_critic
 from agents.evaluation import (evaluate_checkpoint, final_evaluation, log_hyperparameters, log_update,
                                 periodic_evaluation, progress_figures)
-from agents.neural import NeuralAgent, PolicyValueNet, SparseObs, adam, build_net, policy_terms, sample_actions
+from agents.neural import (MIN_ROWS, NeuralAgent, PolicyValueNet, SparseObs, adam, build_net, padded_rows, policy_terms,
+                           sample_actions)
 from agents.options import ConfigError, fields_of
 from agents.pool import OpponentPool
 from agents.plots import plot_run, read_scalars  # noqa: F401  (train.read_scalars for scripts)
@@ -141,9 +142,11 @@ class Rollout:
     """The network's decisions of one rollout, in the order they were made."""
 
     def __init__(self, capacity: int, hidden_size: int = 0):
-        self.obs = np.zeros((capacity, OBS_SIZE), dtype=np.float32)
+        # observations and masks have MIN_ROWS rows of room past the capacity: collection's forward pass
+        # pads each step's batch with the rows after it (PolicyValueNet.forward_rows)
+        self.obs = np.zeros((capacity + MIN_ROWS, OBS_SIZE), dtype=np.float32)
         self.hidden = np.zeros((capacity, hidden_size), dtype=np.float32)  # the central critic's hidden hands
-        self.mask = np.zeros((capacity, NUM_ACTIONS), dtype=np.bool_)
+        self.mask = np.zeros((capacity + MIN_ROWS, NUM_ACTIONS), dtype=np.bool_)
         self.actions = np.zeros(capacity, dtype=np.int64)
         self.logprobs = np.zeros(capacity, dtype=np.float32)
         self.values = np.zeros(capacity, dtype=np.float32)
@@ -186,7 +189,9 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
             np.take(mask, mine, axis=0, out=m)
             t1 = clock()
             # row-invariant forward and the tables' own numbers: a table's actions do not depend on the others
-            logits, value = net.forward_rows(torch.from_numpy(o), torch.from_numpy(m))
+            kp = padded_rows(k)
+            logits, value = net.forward_rows(torch.from_numpy(buf.obs[start:start + kp]),
+                                             torch.from_numpy(buf.mask[start:start + kp]), k)
             if critic is not None:  # the policy above never sees the hidden hands
                 buf.hidden[start:start + k] = hidden_features(venv, mine, seat[mine])
                 value = critic(torch.from_numpy(o), torch.from_numpy(buf.hidden[start:start + k]))

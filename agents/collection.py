@@ -66,12 +66,13 @@ class Tables:
         self.reset_all(key)
 
     def numbers(self, idx: np.ndarray, stream: int) -> np.ndarray:
-        """Uniform floats in [0, 1) of tables ``idx`` (positions in this object) for ``stream`` at this step."""
-        return streams.uniforms(self.key, self.ids[idx], self.t, stream)
+        """Uniform floats in [0, 1) of tables ``idx`` (positions in this object) for ``stream`` at this step:
+        ``streams.uniforms(key, table_ids[idx], t, stream)``."""
+        return streams.to_uniform(streams.at_step(self._bases[stream][idx], self.t))
 
     def agent_seeds(self) -> np.ndarray:
         """One uint64 per table for the opponents' sampling at this step (``Runner.actions(seeds=...)``)."""
-        return streams.keys(self.key, self.ids, self.t, streams.AGENT)
+        return streams.at_step(self._bases[streams.AGENT], self.t)
 
     def draw_opponents(self, idx: np.ndarray) -> None:
         """A new opponent (or self-play) and its team at tables ``idx``, from the tables' own numbers."""
@@ -98,6 +99,8 @@ class Tables:
 
         self.key = int(self.rng.integers(2**31)) if key is None else int(key)
         self.t = 0
+        self._bases = {s: streams.bases(self.key, self.ids, s)
+                       for s in (streams.OPPONENT, streams.TEAM, streams.SNAPSHOT, streams.NETWORK, streams.AGENT)}
         self.obs, self.mask, self.seat = self.venv.reset(table_seeds=[table_seed(self.key, int(i)) for i in self.ids])
         self.draw_opponents(np.arange(self.n))
         self.reseed_opponents()

@@ -143,7 +143,7 @@ class PolicyValueNet(nn.Module):
         logits = torch.where(mask, self.policy(h), torch.full((), MASKED_LOGIT, dtype=h.dtype))
         return logits, self.value(h).squeeze(-1)
 
-    def forward_rows(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward_rows(self, obs: torch.Tensor, mask: torch.Tensor, n: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """:meth:`forward` on a dense CPU batch with every row's result independent of the batch it comes in,
         bit for bit, with one torch thread (``train.py``'s default): collection gives a table the same
         actions whether it is played with other tables or not (split among Ray actors: ``agents.streams``).
@@ -151,23 +151,36 @@ class PolicyValueNet(nn.Module):
         The matrix products choose their kernels by the number of rows (measured with torch 2.13 on this
         machine: a row's result takes one of three values for batches of 1, 2 to 15 and 16 or more rows, and
         rows past the last multiple of 4 are summed in another order) and may depend on the data's alignment.
-        So the batch is copied into a new tensor (64-byte aligned) of :func:`padded_rows` rows; the extra
-        rows are zeros, their results dropped. Cost: at most 7 rows more (16 for batches under 16).
-        With several torch threads the first layer's sums still depend on the batch size."""
-        n = obs.shape[0]
-        x = obs.new_zeros((padded_rows(n), obs.shape[1]))
-        x[:n] = obs
-        m = torch.ones((x.shape[0], mask.shape[1]), dtype=torch.bool)
-        m[:n] = mask
-        logits, value = self(x, m)
+        So the batch runs with :func:`padded_rows` rows, its results for the extra rows dropped: at most 7
+        rows more (16 for batches under 16). ``n``: the batch is the first ``n`` rows of ``obs`` and ``mask``;
+        when they hold ``padded_rows(n)`` rows, the rows after the batch pad it as they are (whatever they
+        hold: a product's rows never mix), without a copy (collection's rollout buffer has room for them).
+        Otherwise the batch is copied to a scratch tensor and padded with zeros. With several torch
+        threads the first layer's sums still depend on the batch size."""
+        n = obs.shape[0] if n is None else n
+        k = padded_rows(n)
+        if obs.shape[0] >= k and mask.shape[0] >= k:
+            logits, value = self(obs[:k], mask[:k])
+        else:
+            logits, value = self(self._scratch("_rows_obs", obs[:n]), self._scratch("_rows_mask", mask[:n]))
         return logits[:n], value[:n]
 
     def value_rows(self, obs: torch.Tensor) -> torch.Tensor:
         """The value head's output for a dense batch, row-invariant as :meth:`forward_rows`."""
-        n = obs.shape[0]
-        x = obs.new_zeros((padded_rows(n), obs.shape[1]))
-        x[:n] = obs
-        return self.value(self.trunk(x))[:n].squeeze(-1)
+        return self.value(self.trunk(self._scratch("_rows_obs", obs)))[:obs.shape[0]].squeeze(-1)
+
+    def _scratch(self, name: str, rows: torch.Tensor) -> torch.Tensor:
+        """``rows`` copied to the start of the scratch tensor ``name`` (grown as needed), zeros after them up to
+        :func:`padded_rows`; that padded view."""
+        n, k = rows.shape[0], padded_rows(rows.shape[0])
+        s = self.__dict__.get(name)
+        if s is None or s.shape[0] < k or s.shape[1:] != rows.shape[1:] or s.dtype != rows.dtype or s.device != rows.device:
+            s = rows.new_zeros((max(k, 2 * (0 if s is None else s.shape[0])),) + tuple(rows.shape[1:]))
+            self.__dict__[name] = s  # a plain attribute: not a parameter or buffer, not in the state_dict
+        x = s[:k]
+        x[:n] = rows
+        x[n:] = 0
+        return x
 
 
 ROW_MULTIPLE, MIN_ROWS = 8, 16

@@ -33,12 +33,22 @@ def _mix(z: np.ndarray) -> np.ndarray:
     return z ^ (z >> _S31)
 
 
-def keys(key: int, tables, step: int, stream: int) -> np.ndarray:
-    """One uint64 per entry of ``tables`` (table numbers): the number of (``key``, table, ``step``, ``stream``)."""
+def bases(key: int, tables, stream: int) -> np.ndarray:
+    """The start of each table's ``stream`` under ``key`` (uint64, one per entry of ``tables``), for
+    :func:`at_step`: computed once per key, it leaves one mixing round per draw."""
     t = np.asarray(tables, dtype=np.uint64)
     h = _mix(np.full(t.shape, (int(key) + _G * int(stream)) % 2**64, dtype=np.uint64))
-    h = _mix(h ^ (t * _GOLDEN))
-    return _mix(h + np.uint64(_G * int(step) % 2**64))
+    return _mix(h ^ (t * _GOLDEN))
+
+
+def at_step(table_bases: np.ndarray, step: int) -> np.ndarray:
+    """The numbers (uint64) at ``step`` of the streams that :func:`bases` started."""
+    return _mix(table_bases + np.uint64(_G * int(step) % 2**64))
+
+
+def keys(key: int, tables, step: int, stream: int) -> np.ndarray:
+    """One uint64 per entry of ``tables`` (table numbers): the number of (``key``, table, ``step``, ``stream``)."""
+    return at_step(bases(key, tables, stream), step)
 
 
 def uniforms(key: int, tables, step: int, stream: int) -> np.ndarray:
@@ -51,4 +61,5 @@ def to_uniform(seeds) -> np.ndarray:
     return (np.asarray(seeds, dtype=np.uint64) >> _S11).astype(np.float64) * 2.0**-53
 
 
-__all__ = ["AGENT", "NETWORK", "OPPONENT", "RESEED", "SNAPSHOT", "TEAM", "keys", "to_uniform", "uniforms"]
+__all__ = ["AGENT", "NETWORK", "OPPONENT", "RESEED", "SNAPSHOT", "TEAM", "at_step", "bases", "keys", "to_uniform",
+           "uniforms"]
