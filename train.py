@@ -45,8 +45,8 @@ from agents.collection import Tables
 from agents.critic import HIDDEN_SIZE, CentralCritic, critic_state, hidden_features, load_critic
 from agents.evaluation import (evaluate_checkpoint, final_evaluation, log_hyperparameters, log_update,
                                 periodic_evaluation, progress_figures)
-from agents.neural import (MIN_ROWS, NeuralAgent, PolicyValueNet, SparseObs, adam, build_net, padded_rows, policy_terms,
-                           sample_actions)
+from agents.neural import (MIN_ROWS, Learner, NeuralAgent, PolicyValueNet, SparseObs, adam, build_net, padded_rows,
+                           policy_terms, sample_actions)
 from agents.options import ConfigError, fields_of
 from agents.pool import OpponentPool
 from agents.plots import plot_run, read_scalars  # noqa: F401  (train.read_scalars for scripts)
@@ -65,6 +65,9 @@ class Args:
     runs_dir: str = field(default="runs", metadata={"help": "where run directories (TensorBoard logs, checkpoints) go"})
     seed: int = field(default=1, metadata={"help": "seed of every RNG of the run"})
     torch_threads: int = field(default=1, metadata={"help": "torch.set_num_threads; keep 1-2 on a small machine"})
+    device: str = field(default="cpu", metadata={
+        "help": "where the PPO update runs: cpu, cuda, cuda:N, or auto (cuda when there is one); collection and "
+                "evaluation always play on a CPU copy"})
     variant: str = field(default="coinche", metadata={"help": "variant name in configs/variants/ or path of a variant YAML"})
     max_minutes: float = field(default=0.0, metadata={"help": "stop (with a checkpoint) after this many minutes; 0 = no cap"})
     ray_workers: int = field(default=0, metadata={"help": "collect on K Ray rollout actors (agents.ray_rollouts); 0 = here"})
@@ -268,21 +271,19 @@ def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, buf: Rollo
     """CleanRL's PPO update on the rollout; returns the loss figures (means over minibatches) for logging.
     ``critic``: the value loss is the central critic's, plus the policy network's own value head's (unclipped)."""
     n = buf.size
-    b_obs = SparseObs.from_dense(buf.obs[:n])  # the first layer runs on the non-zero entries only
-    b_hidden = torch.from_numpy(buf.hidden[:n])
-    b_mask = torch.from_numpy(buf.mask[:n]).bool()
-    b_actions = torch.from_numpy(buf.actions[:n])
-    b_logprobs = torch.from_numpy(buf.logprobs[:n])
-    b_values = torch.from_numpy(buf.values[:n])
-    b_adv = torch.from_numpy(adv)
-    b_returns = torch.from_numpy(returns)
+    dev = next(net.parameters()).device  # the learner's (train.py --device)
+    # on the CPU the first layer runs on the non-zero entries only; elsewhere on the dense batch
+    b_obs = SparseObs.from_dense(buf.obs[:n]) if dev.type == "cpu" else torch.from_numpy(buf.obs[:n]).to(dev)
+    b_hidden, b_mask, b_actions, b_logprobs, b_values, b_adv, b_returns = (
+        torch.from_numpy(a).to(dev) for a in (buf.hidden[:n], buf.mask[:n], buf.actions[:n], buf.logprobs[:n],
+                                              buf.values[:n], adv, returns))
     # minibatch bounds split the rollout evenly (its size varies with the random-opponent tables)
     bounds = np.linspace(0, n, min(args.num_minibatches, n) + 1).round().astype(int).tolist()
     sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "old_approx_kl": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
     sums.update({"value_loss_obs": 0.0} if critic is not None else {})
     count = 0
     for _ in range(args.update_epochs):
-        perm = torch.randperm(n)
+        perm = torch.randperm(n).to(dev)
         epoch_kl = []
         for lo, hi in zip(bounds[:-1], bounds[1:]):
             mb = perm[lo:hi]
@@ -423,6 +424,9 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
     if ckpt is None and args.bc_agent:
         warm_start(args, variant, net, agent, tables, writer, optimizer, eval_on, critic,
                    lambda: checkpoint_extra(critic, pool))
+    learner = Learner(options.learner_device(args.device), net, critic)  # the update there, play on CPU copies
+    learner.move(optimizer)
+    agent.net = learner.play_net
     try:
         while update < num_updates:
             update += 1
@@ -432,15 +436,16 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
             t0 = time.time()
             net.eval()
             if args.ray_workers:
-                tables.collect(net, buf, args.num_steps, stats, writer, global_step + batch)
+                tables.collect(learner.play_net, buf, args.num_steps, stats, writer, global_step + batch)
             else:
-                collect(net, tables, buf, args.num_steps, stats, critic=critic)
+                collect(learner.play_net, tables, buf, args.num_steps, stats, critic=learner.play_critic)
             t_collect = time.time() - t0
             global_step += batch
             adv, returns = compute_gae(buf, args.gamma, args.gae_lambda)
             net.train()
             losses = ppo_update(net, optimizer, buf, adv, returns, args, critic)
             net.eval()
+            learner.sync()
             if pool is not None:  # a snapshot joins the pool every pool_every updates
                 if update % args.pool_every == 0:
                     pool.add(net, update)

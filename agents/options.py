@@ -163,6 +163,27 @@ def train_parser(cls) -> argparse.ArgumentParser:
     return p
 
 
+def learner_device(spec: str):
+    """The ``torch.device`` of ``train.py --device`` (``auto``: cuda when there is one); ConfigError when it is
+    not a device name or not available here."""
+    import torch
+
+    if spec == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        device = torch.device(spec)
+    except (RuntimeError, TypeError) as e:
+        raise ConfigError(f"option 'device' must be cpu, cuda, cuda:N or auto, got {spec!r} ({e})") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(f"option 'device' is {spec!r}, but torch sees no CUDA device here (torch "
+                          f"{torch.__version__}); use cpu or auto")
+    if device.type not in ("cpu", "cuda"):
+        raise ConfigError(f"option 'device' must be cpu, cuda, cuda:N or auto, got {spec!r}")
+    if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
+        raise ConfigError(f"option 'device' is {spec!r}, but torch sees {torch.cuda.device_count()} CUDA device(s)")
+    return device
+
+
 def validate_train(args):
     """``train.py``'s options checked before anything is written: ranges that would otherwise fail deep inside
     the loop, and every agent spec (``opponent_mix``, ``eval_opponents``, ``bc_agent``) is a registered name
@@ -186,6 +207,7 @@ def validate_train(args):
     if not 0.0 <= args.pool_fraction <= 1.0 or sum(args.opponent_mix.values()) + args.pool_fraction > 1.0 + 1e-9:
         raise ConfigError(f"option 'pool_fraction' must be in [0, 1] and, with the fractions of opponent_mix "
                           f"({sum(args.opponent_mix.values()):g}), sum to at most 1; got {args.pool_fraction}")
+    learner_device(args.device)
     if args.activation not in ("relu", "tanh"):
         raise ConfigError(f"option 'activation' must be relu or tanh, got {args.activation!r}")
     if not 0 <= args.ray_workers <= args.num_envs:
