@@ -189,7 +189,7 @@ class PolicyValueNet(nn.Module):
 
         The matrix products choose their kernels by the number of rows (measured with torch 2.13 on this
         machine: a row's result takes one of three values for batches of 1, 2 to 15 and 16 or more rows, and
-        rows past the last multiple of 4 are summed in another order) and may depend on the data's alignment.
+        rows past the last multiple of 4 are summed in another order; the data's alignment did not matter).
         So the batch runs with :func:`padded_rows` rows, its results for the extra rows dropped: at most 7
         rows more (16 for batches under 16). ``n``: the batch is the first ``n`` rows of ``obs`` and ``mask``;
         when they hold ``padded_rows(n)`` rows, the rows after the batch pad it as they are (whatever they

@@ -53,7 +53,7 @@ def keys(key: int, tables, step: int, stream: int) -> np.ndarray:
 
 def uniforms(key: int, tables, step: int, stream: int) -> np.ndarray:
     """One float64 in [0, 1) per entry of ``tables``: the top 53 bits of :func:`keys`."""
-    return (keys(key, tables, step, stream) >> _S11).astype(np.float64) * 2.0**-53
+    return to_uniform(keys(key, tables, step, stream))
 
 
 def to_uniform(seeds) -> np.ndarray:
