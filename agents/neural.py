@@ -209,12 +209,12 @@ class PolicyValueNet(nn.Module):
         return self.value(self.trunk(self._scratch("_rows_obs", obs)))[:obs.shape[0]].squeeze(-1)
 
     def _scratch(self, name: str, rows: torch.Tensor) -> torch.Tensor:
-        """``rows`` copied to the start of the scratch tensor ``name`` (grown as needed), zeros after them up to
+        """``rows`` copied to the start of the scratch tensor ``name`` (rebuilt when too small), zeros after them up to
         :func:`padded_rows`; that padded view."""
         n, k = rows.shape[0], padded_rows(rows.shape[0])
         s = self.__dict__.get(name)
         if s is None or s.shape[0] < k or s.shape[1:] != rows.shape[1:] or s.dtype != rows.dtype or s.device != rows.device:
-            s = rows.new_zeros((max(k, 2 * (0 if s is None else s.shape[0])),) + tuple(rows.shape[1:]))
+            s = rows.new_zeros((k,) + tuple(rows.shape[1:]))
             self.__dict__[name] = s  # a plain attribute: not a parameter or buffer, not in the state_dict
         x = s[:k]
         x[:n] = rows

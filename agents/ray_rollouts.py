@@ -47,7 +47,7 @@ PLAIN_FIELDS = BUFFER_FIELDS[2:]  # sent as they are; observations and masks are
 def pack_rollout(buf, n: int) -> dict:
     """The first ``n`` decisions of the rollout ``buf`` as an actor sends them: the observations as their
     non-zero entries (``to_csr``: about 37 of 853 per row), the legal-action masks as bits, the other fields
-    as they are (12.8x fewer bytes than the dense buffer on coinche.yaml: ``benchmarks/bench_ray_collect.py``)."""
+    as they are (about 12x fewer bytes than the dense buffer on coinche.yaml: ``benchmarks/bench_ray_collect.py``)."""
     from .sparse_input import to_csr
 
     out = {f: getattr(buf, f)[:n] for f in PLAIN_FIELDS}
@@ -63,14 +63,11 @@ def unpack_rollout(part: dict, buf, off: int = 0, rows=None) -> int:
     from .sparse_input import from_csr
 
     n = len(part["actions"])
-    at = slice(off, off + n) if rows is None else rows
+    rows = np.arange(off, off + n) if rows is None else rows
     for name in PLAIN_FIELDS:
-        getattr(buf, name)[at] = part[name]
-    if rows is None:
-        from_csr(*part["obs_csr"], buf.obs[off:off + n])
-    else:
-        from_csr(*part["obs_csr"], buf.obs, rows)
-    buf.mask[at] = np.unpackbits(part["mask_bits"], axis=1, count=buf.mask.shape[1]).view(np.bool_)
+        getattr(buf, name)[rows] = part[name]
+    from_csr(*part["obs_csr"], buf.obs, rows)
+    buf.mask[rows] = np.unpackbits(part["mask_bits"], axis=1, count=buf.mask.shape[1]).view(np.bool_)
     return n
 
 
@@ -155,9 +152,7 @@ class RayCollector:
         self.ray = ray
         self.rng = rng
         self.num_steps = args.num_steps
-        base, extra = divmod(args.num_envs, k)
-        bounds = np.cumsum([0] + [base + (i < extra) for i in range(k)]).tolist()
-        self.table_ids = [list(range(a, b)) for a, b in zip(bounds[:-1], bounds[1:])]  # actor i: tables a_i .. b_i - 1
+        self.table_ids = [a.tolist() for a in np.array_split(np.arange(args.num_envs), k)]  # actor i: a_i .. b_i - 1
         self.key = 0
         fns = {name: getattr(train_module, name) for name in ("Tables", "Rollout", "collect", "PolicyValueNet")}
         net_config = {"obs_size": OBS_SIZE, "hidden_sizes": list(args.hidden_sizes), "num_actions": NUM_ACTIONS,
