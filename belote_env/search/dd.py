@@ -81,6 +81,21 @@ for _s in range(6):
             ORDER[_s, _suit, _i] = _c
             POS[_s, _c] = _i
 
+# SAME[strain, rules, card, byte]: with ``byte`` the cards of the card's suit still in play (bit i: card 8 * suit + i),
+# the next card above ``card`` among them in the strain's order when it is worth as many points, else -1 (the
+# equivalent-card test of gen_moves in one lookup).
+SAME = np.full((6, 2, 32, 256), -1, dtype=np.int8)
+_bytes = np.arange(256)
+for _s in range(6):
+    for _c in range(32):
+        _next = np.full(256, -1)
+        for _p in range(7, POS[_s, _c], -1):  # from the top down: the lowest card above wins
+            _d = ORDER[_s, _c >> 3, _p]
+            _next = np.where((_bytes >> (_d & 7)) & 1 == 1, _d, _next)
+        for _r in range(2):
+            _eq = np.array([_d >= 0 and POINTS[_s, _r, _d] == POINTS[_s, _r, _c] for _d in range(-1, 32)])
+            SAME[_s, _r, _c] = np.where(_eq[_next + 1], _next, -1)
+
 # PBYTE[strain, rules, suit, byte]: the card points of the cards of ``suit`` in a byte of a hand mask.
 PBYTE = np.zeros((6, 2, 4, 256), dtype=np.int64)
 for _s in range(6):
@@ -461,17 +476,8 @@ def gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, tt_best, p
         c = _lowbit_index(m)
         m &= m - 1
         # Equivalent-card pruning: skip c when the next card above it still in play is ours, worth as much.
-        suit = c >> 3
-        pos = POS[strain, c] + 1
-        skip = False
-        while pos < 8:
-            d = ORDER[strain, suit, pos]
-            if (rem >> d) & 1:
-                if (hand >> d) & 1 and POINTS[strain, rules, d] == POINTS[strain, rules, c]:
-                    skip = True
-                break
-            pos += 1
-        if skip:
+        d = SAME[strain, rules, c, (rem >> (c & 24)) & 255]
+        if d >= 0 and (hand >> d) & 1:
             continue
         pts = POINTS[strain, rules, c]
         if c == tt_best:
