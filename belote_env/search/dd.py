@@ -64,7 +64,7 @@ import numpy as np
 from llvmlite import ir
 from numba import carray, njit, types
 from numba.core import cgutils
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
 from ..fast.kernels import _popcount
@@ -119,7 +119,7 @@ MAX_PLY = 33
 CAP_NONE = 3  # no team can still make capot (or the bonus is not scored)
 CAP_START = 2  # no trick completed yet
 INF = 1 << 20
-STAMP_LIMIT = (1 << 27) - 1  # stamps are 27 bits in a table entry
+STAMP_LIMIT = (1 << 26) - 1  # stamps are 26 bits in a table entry (its top bit stays 0)
 TT_WAYS = 4  # entries per bucket of the transposition table
 # Positions inside a trick are stored too when this many tricks are left or more. Their key (the hands, the cards
 # of the trick, the seat to play) names one position only among those of one deal (who played which card of the
@@ -131,12 +131,13 @@ QUICK_MIN_TRICKS = 3
 def new_tables(log2_size: int = 20):
     """The transposition table (keys, meta, lower and upper bounds, best card) and the ordering tables."""
     n = 1 << log2_size
-    # an entry is 4 words: hands 0 and 1; hands 2 and 3; the cards of the trick in progress | seat to play << 32
-    # | capot state << 34 | stamp << 36; lower bound + 1024 | upper bound + 1024 << 11 | best card + 1 << 22 |
-    # work (nodes its search took) << 28. A bucket (TT_WAYS entries, 128 bytes) is aligned on 128 bytes.
-    raw = np.zeros(4 * n + 16, dtype=np.int64)
-    skip = (-raw.ctypes.data % 128) // 8
-    tt = raw[skip:skip + 4 * n].reshape(n, 4)
+    # an entry is 2 words (see _tt_key): the cards in the hands | the cards of the trick in progress << 32;
+    # lower bound + 1024 | upper bound + 1024 << 11 | best card + 1 << 22 | log2 of the work (nodes its search
+    # took) << 28 | seat to play << 33 | capot state << 35 | stamp << 37. A bucket (TT_WAYS entries, 64 bytes)
+    # is one cache line, aligned.
+    raw = np.zeros(2 * n + 8, dtype=np.int64)
+    skip = (-raw.ctypes.data % 64) // 8
+    tt = raw[skip:skip + 2 * n].reshape(n, 2)
     history = np.zeros((4, 32), dtype=np.int64)
     killers = np.full((MAX_PLY, 18), -1, dtype=np.int64)  # per ply: 2 killer cards, then the move list and scores
     ctx = np.zeros(CTX_SIZE, dtype=np.int64)
@@ -172,10 +173,9 @@ def _lowbit_index(x):
 
 
 @njit(cache=True, inline="always")
-def _hash(k0, k1, meta):
-    h = np.uint64(k0) * np.uint64(0x9E3779B97F4A7C15)
-    h ^= np.uint64(k1) * np.uint64(0xC2B2AE3D27D4EB4F)
-    h ^= np.uint64(meta) * np.uint64(0x165667B19E3779F9)
+def _hash(key, meta):
+    h = np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)
+    h ^= np.uint64(meta) * np.uint64(0xC2B2AE3D27D4EB4F)
     h ^= h >> np.uint64(33)  # murmur3's finaliser: every bit of the keys reaches the low bits
     h *= np.uint64(0xFF51AFD7ED558CCD)
     h ^= h >> np.uint64(33)
@@ -185,11 +185,11 @@ def _hash(k0, k1, meta):
 
 
 @njit(cache=True, inline="always")
-def _tt_find(tt, base, k0, k1, meta):
+def _tt_find(tt, base, key, meta):
     """The slot of the bucket at ``base`` holding the position, or -1."""
     for j in range(TT_WAYS):
         s = base + j
-        if tt[s, 2] == meta and tt[s, 0] == k0 and tt[s, 1] == k1:
+        if tt[s, 0] == key and (tt[s, 1] >> 33) == meta:
             return s
     return -1
 
@@ -202,21 +202,27 @@ def _tt_victim(tt, base, stamp):
     least = 1 << 62
     for j in range(TT_WAYS):
         s = base + j
-        if (tt[s, 2] >> 36) != stamp:
+        if (tt[s, 1] >> 37) != stamp:
             return s
-        if tt[s, 3] < least:  # the work is in the high bits
-            least = tt[s, 3]
+        work = (tt[s, 1] >> 28) & 31
+        if work < least:
+            least = work
             victim = s
     return victim
 
 
 @njit(cache=True, inline="always")
-def _tt_key(hands, trick_mask, seat, cap, stamp, ttmask):
-    """The table key of a position (two words of hands, the meta word) and the first slot of its bucket."""
-    k0 = hands[0] | (hands[1] << 32)
-    k1 = hands[2] | (hands[3] << 32)
-    meta = trick_mask | (seat << 32) | (cap << 34) | (stamp << 36)
-    return k0, k1, meta, _hash(k0, k1, meta) & ttmask & ~(TT_WAYS - 1)
+def _tt_key(rem, trick_mask, seat, cap, stamp, ttmask):
+    """The table key of a position (the cards in the hands, ``rem``, and those of the trick in progress), its
+    meta (seat to play, capot state, the solve's stamp) and the first slot of its bucket.
+
+    Within one solve the cards still in the hands name the hands (each card is held by the seat that held it at
+    the root), and with the cards of the trick in progress and the seat to play they name the trick too (who
+    played which card, hence the led suit, the winner and the points), so this key names one position of the
+    solve; the stamp keeps entries to their solve."""
+    key = rem | (trick_mask << 32)
+    meta = seat | (cap << 2) | (stamp << 4)
+    return key, meta, _hash(key, meta) & ttmask & ~(TT_WAYS - 1)
 
 
 @njit(cache=True, inline="always")
@@ -576,7 +582,7 @@ def search(ctx_p, tt_p, history_p, killers_p, hands_p, seat, led, win_card, win_
     arrays, each call's atomic increments and decrements of the five arrays' counts took about 40% of the
     solve's time, measured with ``perf``). The caller keeps the arrays alive."""
     ctx = carray(_as_pointer(ctx_p), CTX_SIZE, np.int64)
-    tt = carray(_as_pointer(tt_p), (ctx[C_TTMASK] + 1, 4), np.int64)
+    tt = carray(_as_pointer(tt_p), (ctx[C_TTMASK] + 1, 2), np.int64)
     history = carray(_as_pointer(history_p), (4, 32), np.int64)
     killers = carray(_as_pointer(killers_p), (MAX_PLY, 18), np.int64)
     hands = carray(_as_pointer(hands_p), 4, np.int64)
@@ -590,14 +596,14 @@ def search(ctx_p, tt_p, history_p, killers_p, hands_p, seat, led, win_card, win_
     nodes0 = ctx[C_NODES]
     tt_best = -1
     base = -1
-    k0 = 0
-    k1 = 0
+    key = 0
     meta = 0
+    rem = hands[0] | hands[1] | hands[2] | hands[3]
     if ntrick == 0 or tricks_left >= TT_MID_TRICK:
-        k0, k1, meta, base = _tt_key(hands, trick_mask, seat, cap, ctx[C_STAMP], ctx[C_TTMASK])
-        slot = _tt_find(tt, base, k0, k1, meta)
+        key, meta, base = _tt_key(rem, trick_mask, seat, cap, ctx[C_STAMP], ctx[C_TTMASK])
+        slot = _tt_find(tt, base, key, meta)
         if slot >= 0:
-            w = tt[slot, 3]
+            w = tt[slot, 1]
             lo, hi = _tt_bounds(w)
             tt_best = ((w >> 22) & 63) - 1
             ctx[C_TTHITS] += 1
@@ -609,7 +615,6 @@ def search(ctx_p, tt_p, history_p, killers_p, hands_p, seat, led, win_card, win_
                 alpha = lo
             if hi < beta:
                 beta = hi
-    rem = hands[0] | hands[1] | hands[2] | hands[3]
     # bound: no team can win more than every point still to be won
     strain = ctx[C_STRAIN]
     rules = ctx[C_RULES]
@@ -656,9 +661,7 @@ def search(ctx_p, tt_p, history_p, killers_p, hands_p, seat, led, win_card, win_
                 pts = trick_pts + POINTS[strain, rules, c]
                 nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, ntrick,
                                                                   strain, pts, tricks_left, cap)
-                hands[seat] ^= 1 << c
-                c0, c1, cmeta, cbase = _tt_key(hands, 0, nwin_seat, ncap, ctx[C_STAMP], ctx[C_TTMASK])
-                hands[seat] ^= 1 << c
+                ckey, cmeta, cbase = _tt_key(rem ^ (1 << c), 0, nwin_seat, ncap, ctx[C_STAMP], ctx[C_TTMASK])
                 _prefetch(tt, cbase)
                 killers[ply, 10 + i] = cbase
             for i in range(n):
@@ -666,14 +669,10 @@ def search(ctx_p, tt_p, history_p, killers_p, hands_p, seat, led, win_card, win_
                 pts = trick_pts + POINTS[strain, rules, c]
                 nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, ntrick,
                                                                   strain, pts, tricks_left, cap)
-                hands[seat] ^= 1 << c
-                c0 = hands[0] | (hands[1] << 32)
-                c1 = hands[2] | (hands[3] << 32)
-                hands[seat] ^= 1 << c
-                cmeta = (nwin_seat << 32) | (ncap << 34) | (ctx[C_STAMP] << 36)
-                cslot = _tt_find(tt, killers[ply, 10 + i], c0, c1, cmeta)
+                cmeta = nwin_seat | (ncap << 2) | (ctx[C_STAMP] << 4)
+                cslot = _tt_find(tt, killers[ply, 10 + i], rem ^ (1 << c), cmeta)
                 if cslot >= 0:
-                    clo, chi = _tt_bounds(tt[cslot, 3])
+                    clo, chi = _tt_bounds(tt[cslot, 1])
                     if maximize:
                         if clo + add >= beta:
                             return clo + add
@@ -713,9 +712,9 @@ def search(ctx_p, tt_p, history_p, killers_p, hands_p, seat, led, win_card, win_
                 killers[ply, 0] = c
             break
     if base >= 0:
-        slot = _tt_find(tt, base, k0, k1, meta)
+        slot = _tt_find(tt, base, key, meta)
         if slot >= 0:
-            lo, hi = _tt_bounds(tt[slot, 3])
+            lo, hi = _tt_bounds(tt[slot, 1])
         else:
             lo = -1023
             hi = 1023
@@ -729,11 +728,10 @@ def search(ctx_p, tt_p, history_p, killers_p, hands_p, seat, led, win_card, win_
         else:
             lo = best
             hi = best
-        tt[slot, 0] = k0
-        tt[slot, 1] = k1
-        tt[slot, 2] = meta
-        tt[slot, 3] = (lo + 1024) | ((hi + 1024) << 11) | ((best_card + 1) << 22) \
-            | (min(ctx[C_NODES] - nodes0, 1 << 34) << 28)
+        work = max(ctx[C_NODES] - nodes0, 1)
+        tt[slot, 0] = key
+        tt[slot, 1] = (lo + 1024) | ((hi + 1024) << 11) | ((best_card + 1) << 22) \
+            | (min(63 - leading_zeros(work), 31) << 28) | (meta << 33)
     return best
 
 
