@@ -319,6 +319,29 @@ def _quick_points(ctx, hands, seat, rem):
 
 
 @njit(cache=True, inline="always")
+def _partner_points(ctx, hands, seat, rem):
+    """In no trump and all trump (no card beats another suit's): a lower bound on the card points the team
+    of ``seat``, to lead a trick, wins when ``seat`` leads a suit whose master its partner holds and the
+    partner, then on lead, cashes every master it holds (with the cards the other seats must follow with);
+    0 when ``seat`` holds no card of such a suit or the contract has a trump suit."""
+    strain = ctx[C_STRAIN]
+    if strain < 4:
+        return 0
+    rules = ctx[C_RULES]
+    partner = (seat + 2) & 3
+    entry = False
+    total = 0
+    for suit in range(4):
+        k = _masters(strain, hands[partner], rem, suit)
+        if k == 0:
+            continue
+        if hands[seat] & SUIT_MASKS[suit]:
+            entry = True
+        total += _cash(strain, rules, hands, partner, suit, k)
+    return total if entry else 0
+
+
+@njit(cache=True, inline="always")
 def _top_trumps(ctx, hands, rem):
     """In a trump contract, (the team holding the highest trump still in play, the points of its trumps above
     every trump of the other team): that team wins them all, whenever they are played; else (0, 0)."""
@@ -476,6 +499,13 @@ def gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, tt_best, p
     hand = hands[seat]
     partner_winning = led >= 0 and (win_seat ^ seat) == 2
     legal = legal_cards(hand, led, win_card, partner_winning, strain, ctx[C_OVERTRUMP_PARTNER], ctx[C_UNDERTRUMP])
+    # the cards of the opponents still to play to this trick (in no trump and all trump a card is beaten only
+    # by a higher card of its suit, so their union answers whether one of them can beat it)
+    later_opp = 0
+    for k in range(1, 4 - ntrick):
+        o = (seat + k) & 3
+        if (o & 1) != (seat & 1):
+            later_opp |= hands[o]
     n = 0
     m = legal
     while m:
@@ -509,11 +539,14 @@ def gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, tt_best, p
             if (nws & 1) == (seat & 1):
                 sure = True
                 nled = c >> 3 if led < 0 else led
-                for k in range(1, 4 - ntrick):
-                    o = (seat + k) & 3
-                    if (o & 1) != (seat & 1) and _could_beat(hands[o], nled, nwin, strain):
-                        sure = False
-                        break
+                if strain >= 4:
+                    sure = (nwin >> 3) != nled or (later_opp & HIGHER[strain, nwin]) == 0
+                else:
+                    for k in range(1, 4 - ntrick):
+                        o = (seat + k) & 3
+                        if (o & 1) != (seat & 1) and _could_beat(hands[o], nled, nwin, strain):
+                            sure = False
+                            break
                 if sure:
                     s += 1024 + pts * 16 - STRENGTH[strain, c]
                 else:
@@ -628,7 +661,7 @@ def search(ctx_p, tt_p, history_p, killers_p, hands_p, seat, led, win_card, win_
     maximize = (seat & 1) == 0
     if ntrick == 0 and tricks_left >= QUICK_MIN_TRICKS:
         # the leader's team wins at least the masters it can cash
-        q = _quick_points(ctx, hands, seat, rem)
+        q = max(_quick_points(ctx, hands, seat, rem), _partner_points(ctx, hands, seat, rem))
         tteam, tpts = _top_trumps(ctx, hands, rem)
         q0 = q if maximize else 0
         q1 = 0 if maximize else q

@@ -135,13 +135,15 @@ def test_six_trick_positions_match_minimax(index, cards_in_trick):
 @pytest.mark.parametrize("index", range(len(SETTINGS)), ids=[s[0] for s in SETTINGS])
 def test_sure_points_never_exceed_the_take(index):
     # the bounds the search cuts on at trick starts: the leader's team wins at least its cashable masters
-    # (with the cards the others must follow with), a team at least its trumps above all the other's
+    # (with the cards the others must follow with), or in no trump and all trump those of the partner the
+    # leader can reach, and a team at least its trumps above all the other's
     label, strain, switches = SETTINGS[index]
     variant = setting_variant(switches)
     rng = random.Random(200 + index)
     solver = Solver(log2_tt=12)
     dd = solver._dd
     checked = 0
+    partner_more = 0
     for _ in range(25):
         state = play_position(variant, strain, rng, tricks_left=rng.choice([3, 4]))
         pos = Position(state)
@@ -152,10 +154,15 @@ def test_sure_points_never_exceed_the_take(index):
         takes = ((diff + pos.total) // 2, (pos.total - diff) // 2)  # team 0's, team 1's
         quick = dd._quick_points(solver.ctx, hands, pos.seat, rem)
         assert quick <= takes[pos.seat & 1], (label, quick, takes)
+        partner = dd._partner_points(solver.ctx, hands, pos.seat, rem)
+        assert partner <= takes[pos.seat & 1], (label, partner, takes)
         team, top = dd._top_trumps(solver.ctx, hands, rem)
         assert top <= takes[team], (label, top, takes)
         checked += quick > 0 or top > 0
+        partner_more += partner > quick
     assert checked >= 5  # the positions do exercise the bounds
+    if strain >= 4:  # the partner's masters count in no trump and all trump only
+        assert partner_more >= 1
 
 
 def test_a_second_process_loads_the_cached_solver():
