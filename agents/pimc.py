@@ -15,15 +15,24 @@ worlds:
   81 points), far from it they count once.
 - ``obj=points``: the mean card points (the solver's take) alone.
 
-Options, in the spec after a colon, comma separated: ``pimc:worlds=16,tricks=5``.
+Options, in the spec after a colon, comma separated: ``pimc:worlds=16,tricks=5,bid=dd``.
 
 - ``worlds`` (16): deals sampled per decision;
 - ``tricks`` (5): the solver plays the card from the trick where at most this
-  many tricks remain (tricks 4 to 8 by default); earlier card decisions and
-  all bidding, coinche and surcoinche decisions are the heuristic's
+  many tricks remain (tricks 4 to 8 by default); earlier card decisions and,
+  unless ``bid=dd``, all bidding, coinche and surcoinche decisions are the heuristic's
   (:class:`agents.heuristic.HeuristicAgent`). The solver's cost grows about
   tenfold per extra trick (docs/search.md), so this bounds a decision's time;
 - ``obj`` (score): ``score`` or ``points``, above;
+- ``bid`` (heuristic): ``heuristic``, or ``dd`` for auction calls (coinche,
+  contree) from double-dummy estimates, as GIB bids: in ``bid_worlds`` (6)
+  deals sampled from the seat's information, the DD take from the first lead
+  of each strain considered (the own hand's two best by the heuristic's
+  estimate, and the highest bid's), every call scored as if it ended the
+  auction (a bid: that contract, ours; pass: the highest bid as it stands;
+  coinche and surcoinche: that bid doubled or redoubled) with the variant's
+  scoring, and the call of best mean score difference made. Other bidding
+  systems keep the heuristic's calls. docs/search.md has its measurements;
 - ``seed`` (0): added to the seed given by :meth:`reset`.
 
 Deterministic for a given seed: each decision draws its worlds from a
@@ -47,23 +56,32 @@ from belote_env.rules.scoring import CAPOT_KINDS, score_deal
 from .base import Agent
 from .heuristic import HeuristicAgent
 
-OPTIONS = {"worlds": int, "tricks": int, "obj": str, "seed": int}
+OPTIONS = {"worlds": int, "tricks": int, "obj": str, "bid": str, "bid_worlds": int, "seed": int}
 OBJECTIVES = ("score", "points")
+BIDDING = ("heuristic", "dd")
+BID_STRAINS = 2  # the auction's DD estimates cover the own hand's best strains by the heuristic's estimate
 
 
 class PimcAgent(Agent):
     needs_observation = False
 
-    def __init__(self, worlds: int = 16, tricks: int = 5, obj: str = "score", seed: int = 0, name: str | None = None):
+    def __init__(self, worlds: int = 16, tricks: int = 5, obj: str = "score", bid: str = "heuristic",
+                 bid_worlds: int = 6, seed: int = 0, name: str | None = None):
         if worlds < 1:
             raise ValueError(f"pimc option worlds must be >= 1, got {worlds}")
         if not 1 <= tricks <= 8:
             raise ValueError(f"pimc option tricks must be 1..8, got {tricks}")
         if obj not in OBJECTIVES:
             raise ValueError(f"pimc option obj must be one of {', '.join(OBJECTIVES)}, got {obj!r}")
+        if bid not in BIDDING:
+            raise ValueError(f"pimc option bid must be one of {', '.join(BIDDING)}, got {bid!r}")
+        if bid_worlds < 1:
+            raise ValueError(f"pimc option bid_worlds must be >= 1, got {bid_worlds}")
         self.worlds = worlds
         self.tricks = tricks
         self.obj = obj
+        self.bid = bid
+        self.bid_worlds = bid_worlds
         self.base_seed = seed
         self.seed = seed
         self.name = name or "pimc"
@@ -78,16 +96,74 @@ class PimcAgent(Agent):
         legal = info.legal_actions()
         if len(legal) == 1:
             return legal[0]
+        if info.phase == "bidding" and self.bid == "dd" and info.variant.bidding == "auction":
+            return self._auction(info, legal)
         if info.phase != "play" or 8 - len(info.tricks) > self.tricks:
             return self._heuristic.act(observation, action_mask, info)
         return self._play(info, legal)
 
-    def _play(self, info: InfoState, legal: list[int]) -> int:
-        from belote_env.rules.sampling import sample_deal
-        from belote_env.search import Position, Solver
+    def _solver_for(self):
+        from belote_env.search import Solver
 
         if self._solver is None:
             self._solver = Solver(log2_tt=18)
+        return self._solver
+
+    def _auction(self, info: InfoState, legal: list[int]) -> int:
+        """An auction call (bid, pass, coinche, surcoinche) from DD estimates, as GIB bids: in each of
+        ``bid_worlds`` sampled deals, the DD take of each strain considered (the own hand's best
+        ``BID_STRAINS`` by the heuristic's estimate, and the strain of the highest bid); each call is scored
+        as if it ended the auction (a bid: that contract, ours; pass: the highest bid as it stands, or a
+        redeal; coinche and surcoinche: the highest bid doubled or redoubled) with the variant's scoring,
+        and the call of best mean score difference is made. Capot and generale bids are left out."""
+        from belote_env.rules.actions import BID, BID_VALUES, COINCHE, PASS, SURCOINCHE, is_bid
+        from belote_env.rules.sampling import sample_deal
+
+        from .heuristic import estimate_points
+
+        variant, seat, team = info.variant, info.seat, info.seat & 1
+        high_strain = (info.high - BID) % 6 if info.high >= 0 else -1
+        ranked = sorted(variant.strains, key=lambda s: -estimate_points(info.hand, s, variant))
+        strains = set(ranked[:BID_STRAINS])
+        bids = [a for a in legal if is_bid(a) and BID_VALUES[(a - BID) // 6] <= 160 and (a - BID) % 6 in strains]
+        calls = [a for a in legal if a in (PASS, COINCHE, SURCOINCHE)] + bids
+        if not calls:
+            return self._heuristic.act(None, None, info)
+        rng = random.Random(f"{self.seed}:{seat}:{info.history}:auction")
+        solver = self._solver_for()
+        totals = dict.fromkeys(calls, 0.0)
+        for _ in range(self.bid_worlds):
+            world = sample_deal(info, rng)
+            ended = {}  # strain -> the world played out to its first lead with a contract in that strain
+            if high_strain >= 0:
+                ended["high"] = _end_auction(world, None)
+            for s in strains:
+                ended[s] = _end_auction(world, s)
+            takes = {k: _team_take(solver, st, team) for k, st in ended.items() if st is not None}
+            for a in calls:
+                if a in (PASS, COINCHE, SURCOINCHE):
+                    st = ended.get("high")
+                    if st is None:  # nobody has bid: passing leads to a redeal at best
+                        continue
+                    contract = st.contract
+                    if a != PASS:
+                        contract = contract._replace(level=2 if a == COINCHE else 4)
+                    totals[a] += _WorldScorer(st, team, contract)(takes["high"])
+                else:
+                    s = (a - BID) % 6
+                    st = ended[s]
+                    if st is None:
+                        continue
+                    contract = st.contract._replace(value=BID_VALUES[(a - BID) // 6])
+                    totals[a] += _WorldScorer(st, team, contract)(takes[s])
+        # ties: the call listed first (pass, then the lower bids)
+        return max(calls, key=lambda a: (totals[a], -calls.index(a)))
+
+    def _play(self, info: InfoState, legal: list[int]) -> int:
+        from belote_env.rules.sampling import sample_deal
+        from belote_env.search import Position
+
+        solver = self._solver_for()
         rng = random.Random(f"{self.seed}:{info.seat}:{info.history}")
         team = info.seat & 1
         totals = np.zeros(32)
@@ -96,7 +172,7 @@ class PimcAgent(Agent):
         use_score = self.obj == "score" and contract.kind not in CAPOT_KINDS
         for _ in range(self.worlds):
             world = sample_deal(info, rng)
-            values = self._solver.values_of(Position(world))
+            values = solver.values_of(Position(world))
             scorer = _WorldScorer(world, team) if use_score else None
             for card, take in values.items():
                 takes[card] += take
@@ -104,11 +180,39 @@ class PimcAgent(Agent):
         return max(legal, key=lambda c: (totals[c], takes[c], -c))
 
 
-class _WorldScorer:
-    """The score difference (own team minus the other) of a sampled world, from the team's take."""
+def _end_auction(world, strain):
+    """A copy of ``world`` (in its auction) with the auction ended and the deal at its first lead: by the
+    seat to act bidding the lowest bid it may in ``strain`` and the others passing, or, with ``strain``
+    None, by everyone passing (the highest bid stands). None when that bid is not allowed or the deal is
+    redealt."""
+    from belote_env.rules.actions import BID, PASS, is_bid
 
-    def __init__(self, world, team: int):
+    st = world.clone()
+    if strain is not None:
+        bids = [a for a in st.legal_actions() if is_bid(a) and (a - BID) % 6 == strain]
+        if not bids:
+            return None
+        st.apply(min(bids))
+    while st.phase == "bidding":
+        st.apply(PASS)
+    return st if st.phase == "play" else None
+
+
+def _team_take(solver, st, team: int) -> int:
+    """The DD take of ``team`` from the first lead of ``st``."""
+    from belote_env.search import Position
+
+    take = solver.value_of(Position(st))
+    return take if (st.seat & 1) == team else st.table.card_total + 10 - take
+
+
+class _WorldScorer:
+    """The score difference (own team minus the other) of a sampled world, from the team's take, under the
+    world's contract or ``contract``."""
+
+    def __init__(self, world, team: int, contract=None):
         self.world = world
+        self.contract = contract or world.contract
         self.team = team
         table = world.table
         self.total = table.card_total + 10
@@ -137,7 +241,7 @@ class _WorldScorer:
         tricks = [2, 2, 2, 2]
         if points[1 - last] == 0:  # every point to one team: read it as a capot
             tricks = [4, 0, 4, 0] if last == 0 else [0, 4, 0, 4]
-        res = score_deal(w.variant, w.contract, points, tricks, last, self.belote,
+        res = score_deal(w.variant, self.contract, points, tricks, last, self.belote,
                          w.declaration_points, w.garde)
         return res.scores[team] - res.scores[1 - team]
 

@@ -122,7 +122,7 @@ def _cards(mask: int):
 
 
 class Solver:
-    """A double-dummy solver with its own transposition table (``2**log2_tt`` entries, 32 bytes each).
+    """A double-dummy solver with its own transposition table (``2**log2_tt`` entries, 16 bytes each).
 
     ``capot_bonus``: points added to the take of a team that wins every trick of the deal (0: none,
     90: a capot scores 252 rather than 162)."""

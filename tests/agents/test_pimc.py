@@ -38,3 +38,69 @@ def test_import_agents_does_not_load_numba():
     code = ("import sys, agents, agents.pimc; agents.make_agent('pimc:worlds=2'); "
             "assert 'numba' not in sys.modules, 'numba was imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_dd_bidding_options():
+    a = make_agent("pimc:bid=dd,bid_worlds=3")
+    assert (a.bid, a.bid_worlds) == ("dd", 3)
+    assert make_agent("pimc").bid == "heuristic"
+    with pytest.raises(AgentSpecError, match="bid"):
+        make_agent("pimc:bid=gib")
+    with pytest.raises(AgentSpecError, match="bid_worlds"):
+        make_agent("pimc:bid_worlds=0")
+
+
+def test_dd_bidding_calls_by_the_sampled_scores():
+    # In an auction the call is the one of best mean score over the sampled worlds, each world's strains
+    # solved from the first lead: recompute it here from the same worlds and compare; the call is legal and
+    # deterministic.
+    import random
+
+    from agents.pimc import BID_STRAINS, _end_auction, _team_take, _WorldScorer
+    from agents.heuristic import estimate_points
+    from belote_env.rules.actions import BID, BID_VALUES, COINCHE, PASS, SURCOINCHE, is_bid
+    from belote_env.rules.sampling import sample_deal
+    from belote_env.rules.state import DealState
+
+    v = load_variant("coinche")
+    rng = random.Random(11)
+    st = DealState.random(v, 0, rng)
+    st.apply(BID + 6 * BID_VALUES.index(80) + 2)  # 80 in a suit by seat 1; seat 2 to call
+    info = st.info_state(st.seat)
+    agent = make_agent("pimc:bid=dd,bid_worlds=2,seed=4")
+    call = agent.act(None, None, info)
+    assert call in info.legal_actions()
+    assert make_agent("pimc:bid=dd,bid_worlds=2,seed=4").act(None, None, info) == call
+
+    team = info.seat & 1
+    strains = sorted(v.strains, key=lambda s: -estimate_points(info.hand, s, v))[:BID_STRAINS]
+    calls = [a for a in info.legal_actions() if a in (PASS, COINCHE, SURCOINCHE)]
+    calls += [a for a in info.legal_actions() if is_bid(a) and BID_VALUES[(a - BID) // 6] <= 160
+              and (a - BID) % 6 in strains]
+    totals = dict.fromkeys(calls, 0.0)
+    wrng = random.Random(f"{agent.seed}:{info.seat}:{info.history}:auction")
+    solver = agent._solver_for()
+    for _ in range(2):
+        world = sample_deal(info, wrng)
+        high = _end_auction(world, None)
+        assert high.contract.strain == 2 and high.contract.taker == 1
+        for a in calls:
+            if is_bid(a):
+                end = _end_auction(world, (a - BID) % 6)
+                assert end.contract.taker == info.seat
+                contract = end.contract._replace(value=BID_VALUES[(a - BID) // 6])
+            else:
+                end = high
+                contract = high.contract._replace(level={PASS: 1, COINCHE: 2, SURCOINCHE: 4}[a])
+            totals[a] += _WorldScorer(end, team, contract)(_team_take(solver, end, team))
+    assert call == max(calls, key=lambda a: (totals[a], -calls.index(a)))
+
+
+def test_dd_bidding_leaves_other_bidding_systems_to_the_heuristic():
+    v = load_variant("belote_classique")
+    runs = [duplicate_match(make_agent("pimc:bid=dd,tricks=1"), make_agent("heuristic"), v, 2, seed=3),
+            duplicate_match(make_agent("pimc:tricks=1"), make_agent("heuristic"), v, 2, seed=3)]
+    a, b = (r.to_dict() for r in runs)
+    assert a.pop("agent_a") == "pimc:bid=dd,tricks=1"
+    b.pop("agent_a")
+    assert a == b
