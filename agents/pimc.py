@@ -26,13 +26,18 @@ Options, in the spec after a colon, comma separated: ``pimc:worlds=16,tricks=5,b
 - ``obj`` (score): ``score`` or ``points``, above;
 - ``bid`` (heuristic): ``heuristic``, or ``dd`` for auction calls (coinche,
   contree) from double-dummy estimates, as GIB bids: in ``bid_worlds`` (6)
-  deals sampled from the seat's information, the DD take from the first lead
-  of each strain considered (the own hand's two best by the heuristic's
-  estimate, and the highest bid's), every call scored as if it ended the
-  auction (a bid: that contract, ours; pass: the highest bid as it stands;
-  coinche and surcoinche: that bid doubled or redoubled) with the variant's
-  scoring, and the call of best mean score difference made. Other bidding
-  systems keep the heuristic's calls. docs/search.md has its measurements;
+  deals sampled from the seat's information, in which every other seat's bid
+  is one the heuristic could have made, the DD take from the first lead of
+  each strain considered (the own hand's two best by the heuristic's
+  estimate, and the highest bid's), less ``bid_margin`` (16) points for the
+  team holding the contract (a declarer who sees every card takes more than
+  one who does not; 16 is the mean gap measured between the DD take and pimc's
+  play); every call is scored as if it ended the auction (a bid: that
+  contract, ours; pass: the highest bid as it stands; coinche and surcoinche:
+  that bid doubled or redoubled) with the variant's scoring, and the call of
+  best mean score difference is made. Other bidding systems keep the
+  heuristic's calls. It measures far worse than the heuristic's calls
+  (docs/search.md), hence not the default;
 - ``seed`` (0): added to the seed given by :meth:`reset`.
 
 Deterministic for a given seed: each decision draws its worlds from a
@@ -56,7 +61,7 @@ from belote_env.rules.scoring import CAPOT_KINDS, score_deal
 from .base import Agent
 from .heuristic import HeuristicAgent
 
-OPTIONS = {"worlds": int, "tricks": int, "obj": str, "bid": str, "bid_worlds": int, "seed": int}
+OPTIONS = {"worlds": int, "tricks": int, "obj": str, "bid": str, "bid_worlds": int, "bid_margin": int, "seed": int}
 OBJECTIVES = ("score", "points")
 BIDDING = ("heuristic", "dd")
 BID_STRAINS = 2  # the auction's DD estimates cover the own hand's best strains by the heuristic's estimate
@@ -66,7 +71,7 @@ class PimcAgent(Agent):
     needs_observation = False
 
     def __init__(self, worlds: int = 16, tricks: int = 5, obj: str = "score", bid: str = "heuristic",
-                 bid_worlds: int = 6, seed: int = 0, name: str | None = None):
+                 bid_worlds: int = 6, bid_margin: int = 16, seed: int = 0, name: str | None = None):
         if worlds < 1:
             raise ValueError(f"pimc option worlds must be >= 1, got {worlds}")
         if not 1 <= tricks <= 8:
@@ -82,6 +87,7 @@ class PimcAgent(Agent):
         self.obj = obj
         self.bid = bid
         self.bid_worlds = bid_worlds
+        self.bid_margin = bid_margin
         self.base_seed = seed
         self.seed = seed
         self.name = name or "pimc"
@@ -111,13 +117,13 @@ class PimcAgent(Agent):
 
     def _auction(self, info: InfoState, legal: list[int]) -> int:
         """An auction call (bid, pass, coinche, surcoinche) from DD estimates, as GIB bids: in each of
-        ``bid_worlds`` sampled deals, the DD take of each strain considered (the own hand's best
+        ``bid_worlds`` sampled deals (:func:`_sample_auction_world`), the DD take (:func:`_team_take`, less the
+        margin for the contract's team) of each strain considered (the own hand's best
         ``BID_STRAINS`` by the heuristic's estimate, and the strain of the highest bid); each call is scored
         as if it ended the auction (a bid: that contract, ours; pass: the highest bid as it stands, or a
         redeal; coinche and surcoinche: the highest bid doubled or redoubled) with the variant's scoring,
         and the call of best mean score difference is made. Capot and generale bids are left out."""
         from belote_env.rules.actions import BID, BID_VALUES, COINCHE, PASS, SURCOINCHE, is_bid
-        from belote_env.rules.sampling import sample_deal
 
         from .heuristic import estimate_points
 
@@ -133,13 +139,13 @@ class PimcAgent(Agent):
         solver = self._solver_for()
         totals = dict.fromkeys(calls, 0.0)
         for _ in range(self.bid_worlds):
-            world = sample_deal(info, rng)
+            world = _sample_auction_world(info, rng, estimate_points)
             ended = {}  # strain -> the world played out to its first lead with a contract in that strain
             if high_strain >= 0:
                 ended["high"] = _end_auction(world, None)
             for s in strains:
                 ended[s] = _end_auction(world, s)
-            takes = {k: _team_take(solver, st, team) for k, st in ended.items() if st is not None}
+            takes = {k: _team_take(solver, st, team, self.bid_margin) for k, st in ended.items() if st is not None}
             for a in calls:
                 if a in (PASS, COINCHE, SURCOINCHE):
                     st = ended.get("high")
@@ -180,6 +186,25 @@ class PimcAgent(Agent):
         return max(legal, key=lambda c: (totals[c], takes[c], -c))
 
 
+BID_TRIES = 200  # sampled deals per world before one that does not fit the bids is kept
+
+
+def _sample_auction_world(info: InfoState, rng: random.Random, estimate_points):
+    """A deal consistent with ``info`` in which every bid of another seat is one the heuristic could have
+    made: the bidder's hand is worth at least the bid in its strain by the heuristic's estimate (the sampler
+    itself takes no inference from calls). Rejection sampling; after ``BID_TRIES`` draws the last is kept."""
+    from belote_env.rules.actions import BID, BID_VALUES, is_bid
+    from belote_env.rules.sampling import sample_deal
+
+    bids = [(seat, BID_VALUES[(a - BID) // 6], (a - BID) % 6) for seat, a in info.calls
+            if seat != info.seat and is_bid(a) and BID_VALUES[(a - BID) // 6] <= 160]
+    for _ in range(BID_TRIES):
+        world = sample_deal(info, rng)
+        if all(estimate_points(world.hands[seat], strain, info.variant) >= value for seat, value, strain in bids):
+            break
+    return world
+
+
 def _end_auction(world, strain):
     """A copy of ``world`` (in its auction) with the auction ended and the deal at its first lead: by the
     seat to act bidding the lowest bid it may in ``strain`` and the others passing, or, with ``strain``
@@ -198,12 +223,18 @@ def _end_auction(world, strain):
     return st if st.phase == "play" else None
 
 
-def _team_take(solver, st, team: int) -> int:
-    """The DD take of ``team`` from the first lead of ``st``."""
+def _team_take(solver, st, team: int, margin: int = 0) -> int:
+    """The DD take of ``team`` from the first lead of ``st``, with ``margin`` points moved from the team
+    holding the contract to the other (a double-dummy declarer, who sees every card, takes more than one who
+    does not)."""
     from belote_env.search import Position
 
+    total = st.table.card_total + 10
     take = solver.value_of(Position(st))
-    return take if (st.seat & 1) == team else st.table.card_total + 10 - take
+    if (st.seat & 1) != team:
+        take = total - take
+    take += -margin if st.contract.team == team else margin
+    return min(max(take, 0), total)
 
 
 class _WorldScorer:

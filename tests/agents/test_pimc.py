@@ -56,10 +56,9 @@ def test_dd_bidding_calls_by_the_sampled_scores():
     # deterministic.
     import random
 
-    from agents.pimc import BID_STRAINS, _end_auction, _team_take, _WorldScorer
+    from agents.pimc import BID_STRAINS, _end_auction, _sample_auction_world, _team_take, _WorldScorer
     from agents.heuristic import estimate_points
     from belote_env.rules.actions import BID, BID_VALUES, COINCHE, PASS, SURCOINCHE, is_bid
-    from belote_env.rules.sampling import sample_deal
     from belote_env.rules.state import DealState
 
     v = load_variant("coinche")
@@ -81,7 +80,8 @@ def test_dd_bidding_calls_by_the_sampled_scores():
     wrng = random.Random(f"{agent.seed}:{info.seat}:{info.history}:auction")
     solver = agent._solver_for()
     for _ in range(2):
-        world = sample_deal(info, wrng)
+        world = _sample_auction_world(info, wrng, estimate_points)
+        assert estimate_points(world.hands[1], 2, v) >= 80  # the bid of seat 1 is one the heuristic could make
         high = _end_auction(world, None)
         assert high.contract.strain == 2 and high.contract.taker == 1
         for a in calls:
@@ -92,7 +92,7 @@ def test_dd_bidding_calls_by_the_sampled_scores():
             else:
                 end = high
                 contract = high.contract._replace(level={PASS: 1, COINCHE: 2, SURCOINCHE: 4}[a])
-            totals[a] += _WorldScorer(end, team, contract)(_team_take(solver, end, team))
+            totals[a] += _WorldScorer(end, team, contract)(_team_take(solver, end, team, agent.bid_margin))
     assert call == max(calls, key=lambda a: (totals[a], -calls.index(a)))
 
 
