@@ -509,10 +509,11 @@ def gen_moves(ctx, hands, seat, led, win_card, win_seat, ntrick, rem, tt_best, p
     # the cards of the opponents still to play to this trick (in no trump and all trump a card is beaten only
     # by a higher card of its suit, so their union answers whether one of them can beat it)
     later_opp = 0
-    for k in range(1, 4 - ntrick):
-        o = (seat + k) & 3
-        if (o & 1) != (seat & 1):
-            later_opp |= hands[o]
+    if strain >= 4:
+        for k in range(1, 4 - ntrick):
+            o = (seat + k) & 3
+            if (o & 1) != (seat & 1):
+                later_opp |= hands[o]
     n = 0
     m = legal
     while m:
@@ -701,7 +702,7 @@ def search(ctx_p, tt_p, history_p, killers_p, hands_p, seat, led, win_card, win_
                 pts = trick_pts + POINTS[strain, rules, c]
                 nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, ntrick,
                                                                   strain, pts, tricks_left, cap)
-                ckey, cmeta, cbase = _tt_key(rem ^ (1 << c), 0, nwin_seat, ncap, ctx[C_STAMP], ctx[C_TTMASK])
+                cbase = _tt_key(rem ^ (1 << c), 0, nwin_seat, ncap, ctx[C_STAMP], ctx[C_TTMASK])[2]
                 _prefetch(tt, cbase)
                 killers[ply, 10 + i] = cbase
             for i in range(n):

@@ -56,8 +56,8 @@ def test_dd_bidding_calls_by_the_sampled_scores():
     # deterministic.
     import random
 
-    from agents.pimc import BID_STRAINS, _end_auction, _sample_auction_world, _team_take, _WorldScorer
     from agents.heuristic import estimate_points
+    from agents.pimc import BID_STRAINS, _end_auction, _sample_auction_world, _team_take, _WorldScorer
     from belote_env.rules.actions import BID, BID_VALUES, COINCHE, PASS, SURCOINCHE, is_bid
     from belote_env.rules.state import DealState
 
