@@ -59,7 +59,7 @@ from belote_env.rules.info import InfoState
 from belote_env.rules.scoring import CAPOT_KINDS, score_deal
 
 from .base import Agent
-from .heuristic import HeuristicAgent
+from .heuristic import HeuristicAgent, estimate_points
 
 OPTIONS = {"worlds": int, "tricks": int, "obj": str, "bid": str, "bid_worlds": int, "bid_margin": int, "seed": int}
 OBJECTIVES = ("score", "points")
@@ -125,8 +125,6 @@ class PimcAgent(Agent):
         and the call of best mean score difference is made. Capot and generale bids are left out."""
         from belote_env.rules.actions import BID, BID_VALUES, COINCHE, PASS, SURCOINCHE, is_bid
 
-        from .heuristic import estimate_points
-
         variant, seat, team = info.variant, info.seat, info.seat & 1
         high_strain = (info.high - BID) % 6 if info.high >= 0 else -1
         ranked = sorted(variant.strains, key=lambda s: -estimate_points(info.hand, s, variant))
@@ -139,13 +137,15 @@ class PimcAgent(Agent):
         solver = self._solver_for()
         totals = dict.fromkeys(calls, 0.0)
         for _ in range(self.bid_worlds):
-            world = _sample_auction_world(info, rng, estimate_points)
+            world = _sample_auction_world(info, rng)
             ended = {}  # strain -> the world played out to its first lead with a contract in that strain
             if high_strain >= 0:
                 ended["high"] = _end_auction(world, None)
             for s in strains:
                 ended[s] = _end_auction(world, s)
-            takes = {k: _team_take(solver, st, team, self.bid_margin) for k, st in ended.items() if st is not None}
+            solved = {}  # a strain and first leader are solved once, whoever holds the contract
+            takes = {k: _team_take(solver, st, team, self.bid_margin, solved) for k, st in ended.items()
+                     if st is not None}
             for a in calls:
                 if a in (PASS, COINCHE, SURCOINCHE):
                     st = ended.get("high")
@@ -189,7 +189,7 @@ class PimcAgent(Agent):
 BID_TRIES = 200  # sampled deals per world before one that does not fit the bids is kept
 
 
-def _sample_auction_world(info: InfoState, rng: random.Random, estimate_points):
+def _sample_auction_world(info: InfoState, rng: random.Random):
     """A deal consistent with ``info`` in which every bid of another seat is one the heuristic could have
     made: the bidder's hand is worth at least the bid in its strain by the heuristic's estimate (the sampler
     itself takes no inference from calls). Rejection sampling; after ``BID_TRIES`` draws the last is kept."""
@@ -223,16 +223,23 @@ def _end_auction(world, strain):
     return st if st.phase == "play" else None
 
 
-def _team_take(solver, st, team: int, margin: int = 0) -> int:
+def _team_take(solver, st, team: int, margin: int = 0, solved: dict | None = None) -> int:
     """The DD take of ``team`` from the first lead of ``st``, with ``margin`` points moved from the team
     holding the contract to the other (a double-dummy declarer, who sees every card, takes more than one who
-    does not)."""
+    does not). ``solved``: the team's takes of this world by (strain, first leader), filled and reused (the
+    take does not depend on who holds the contract)."""
     from belote_env.search import Position
 
     total = st.table.card_total + 10
-    take = solver.value_of(Position(st))
-    if (st.seat & 1) != team:
-        take = total - take
+    key = (st.contract.strain, st.seat)
+    if solved is not None and key in solved:
+        take = solved[key]
+    else:
+        take = solver.value_of(Position(st))
+        if (st.seat & 1) != team:
+            take = total - take
+        if solved is not None:
+            solved[key] = take
     take += -margin if st.contract.team == team else margin
     return min(max(take, 0), total)
 

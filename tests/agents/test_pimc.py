@@ -80,7 +80,7 @@ def test_dd_bidding_calls_by_the_sampled_scores():
     wrng = random.Random(f"{agent.seed}:{info.seat}:{info.history}:auction")
     solver = agent._solver_for()
     for _ in range(2):
-        world = _sample_auction_world(info, wrng, estimate_points)
+        world = _sample_auction_world(info, wrng)
         assert estimate_points(world.hands[1], 2, v) >= 80  # the bid of seat 1 is one the heuristic could make
         high = _end_auction(world, None)
         assert high.contract.strain == 2 and high.contract.taker == 1
