@@ -123,13 +123,12 @@ class PimcAgent(Agent):
         as if it ended the auction (a bid: that contract, ours; pass: the highest bid as it stands, or a
         redeal; coinche and surcoinche: the highest bid doubled or redoubled) with the variant's scoring,
         and the call of best mean score difference is made. Capot and generale bids are left out."""
-        from belote_env.rules.actions import BID, BID_VALUES, COINCHE, PASS, SURCOINCHE, is_bid
+        from belote_env.rules.actions import COINCHE, PASS, SURCOINCHE, bid_strain, bid_value, is_bid
 
         variant, seat, team = info.variant, info.seat, info.seat & 1
-        high_strain = (info.high - BID) % 6 if info.high >= 0 else -1
         ranked = sorted(variant.strains, key=lambda s: -estimate_points(info.hand, s, variant))
         strains = set(ranked[:BID_STRAINS])
-        bids = [a for a in legal if is_bid(a) and BID_VALUES[(a - BID) // 6] <= 160 and (a - BID) % 6 in strains]
+        bids = [a for a in legal if is_bid(a) and bid_value(a) <= 160 and bid_strain(a) in strains]
         calls = [a for a in legal if a in (PASS, COINCHE, SURCOINCHE)] + bids
         if not calls:
             return self._heuristic.act(None, None, info)
@@ -139,7 +138,7 @@ class PimcAgent(Agent):
         for _ in range(self.bid_worlds):
             world = _sample_auction_world(info, rng)
             ended = {}  # strain -> the world played out to its first lead with a contract in that strain
-            if high_strain >= 0:
+            if info.high >= 0:  # someone has bid
                 ended["high"] = _end_auction(world, None)
             for s in strains:
                 ended[s] = _end_auction(world, s)
@@ -156,11 +155,11 @@ class PimcAgent(Agent):
                         contract = contract._replace(level=2 if a == COINCHE else 4)
                     totals[a] += _WorldScorer(st, team, contract)(takes["high"])
                 else:
-                    s = (a - BID) % 6
+                    s = bid_strain(a)
                     st = ended[s]
                     if st is None:
                         continue
-                    contract = st.contract._replace(value=BID_VALUES[(a - BID) // 6])
+                    contract = st.contract._replace(value=bid_value(a))
                     totals[a] += _WorldScorer(st, team, contract)(takes[s])
         # ties: the call listed first (pass, then the lower bids)
         return max(calls, key=lambda a: (totals[a], -calls.index(a)))
@@ -193,11 +192,11 @@ def _sample_auction_world(info: InfoState, rng: random.Random):
     """A deal consistent with ``info`` in which every bid of another seat is one the heuristic could have
     made: the bidder's hand is worth at least the bid in its strain by the heuristic's estimate (the sampler
     itself takes no inference from calls). Rejection sampling; after ``BID_TRIES`` draws the last is kept."""
-    from belote_env.rules.actions import BID, BID_VALUES, is_bid
+    from belote_env.rules.actions import bid_strain, bid_value, is_bid
     from belote_env.rules.sampling import sample_deal
 
-    bids = [(seat, BID_VALUES[(a - BID) // 6], (a - BID) % 6) for seat, a in info.calls
-            if seat != info.seat and is_bid(a) and BID_VALUES[(a - BID) // 6] <= 160]
+    bids = [(seat, bid_value(a), bid_strain(a)) for seat, a in info.calls
+            if seat != info.seat and is_bid(a) and bid_value(a) <= 160]
     for _ in range(BID_TRIES):
         world = sample_deal(info, rng)
         if all(estimate_points(world.hands[seat], strain, info.variant) >= value for seat, value, strain in bids):
@@ -210,11 +209,11 @@ def _end_auction(world, strain):
     seat to act bidding the lowest bid it may in ``strain`` and the others passing, or, with ``strain``
     None, by everyone passing (the highest bid stands). None when that bid is not allowed or the deal is
     redealt."""
-    from belote_env.rules.actions import BID, PASS, is_bid
+    from belote_env.rules.actions import PASS, bid_strain, is_bid
 
     st = world.clone()
     if strain is not None:
-        bids = [a for a in st.legal_actions() if is_bid(a) and (a - BID) % 6 == strain]
+        bids = [a for a in st.legal_actions() if is_bid(a) and bid_strain(a) == strain]
         if not bids:
             return None
         st.apply(min(bids))

@@ -26,7 +26,7 @@ def main() -> int:
     args = p.parse_args()
     from agents.heuristic import estimate_points
     from agents.pimc import _team_take, make_pimc
-    from belote_env.rules.actions import BID, PASS
+    from belote_env.rules.actions import PASS, bid_action
     from belote_env.rules.state import DealState
     from belote_env.search import Solver
     from belote_env.variants import load_variant
@@ -42,7 +42,7 @@ def main() -> int:
         st = DealState.random(variant, d % 4, rng)
         seat = st.seat
         strain = max(variant.strains, key=lambda s: estimate_points(st.hands[seat], s, variant))
-        st.apply(BID + strain)
+        st.apply(bid_action(80, strain))
         while st.phase == "bidding":
             st.apply(PASS)
         team = seat & 1

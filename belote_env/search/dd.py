@@ -228,8 +228,14 @@ def _tt_key(rem, trick_mask, seat, cap, stamp, ttmask):
     played which card, hence the led suit, the winner and the points), so this key names one position of the
     solve; the stamp keeps entries to their solve."""
     key = rem | (trick_mask << 32)
-    meta = seat | (cap << 2) | (stamp << 4)
+    meta = _tt_meta(seat, cap, stamp)
     return key, meta, _hash(key, meta) & ttmask & ~(TT_WAYS - 1)
+
+
+@njit(cache=True, inline="always")
+def _tt_meta(seat, cap, stamp):
+    """The meta word of a table entry: seat to play, capot state, the solve's stamp."""
+    return seat | (cap << 2) | (stamp << 4)
 
 
 @njit(cache=True, inline="always")
@@ -710,7 +716,7 @@ def search(ctx_p, tt_p, history_p, killers_p, hands_p, seat, led, win_card, win_
                 pts = trick_pts + POINTS[strain, rules, c]
                 nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, ntrick,
                                                                   strain, pts, tricks_left, cap)
-                cmeta = nwin_seat | (ncap << 2) | (ctx[C_STAMP] << 4)
+                cmeta = _tt_meta(nwin_seat, ncap, ctx[C_STAMP])
                 cslot = _tt_find(tt, killers[ply, 10 + i], rem ^ (1 << c), cmeta)
                 if cslot >= 0:
                     clo, chi = _tt_bounds(tt[cslot, 1])
