@@ -115,6 +115,9 @@ class Args:
         "help": "agent spec (heuristic, a checkpoint path) to imitate before PPO starts: its decisions at all four "
                 "seats train the policy head (masked cross-entropy) and its deal rewards the value head; "
                 "empty = no warm start. Fresh runs only: --resume continues PPO from the checkpoint"})
+    init_from: str = field(default="", metadata={
+        "help": "start from this checkpoint's or shipped agent's network (ppo_coinche) instead of a warm start, e.g. "
+                "to train a trained agent further; hidden_sizes and activation must match; fresh runs only"})
     bc_decisions: int = field(default=200_000, metadata={"help": "decisions of bc_agent recorded for the warm start"})
     bc_epochs: int = field(default=4, metadata={"help": "epochs over the recorded decisions"})
     bc_batch_size: int = field(default=512, metadata={"help": "minibatch size of the warm start"})
@@ -421,7 +424,7 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
     start = time.time()
     step_at_start = global_step
     stopped_early = False
-    if ckpt is None and args.bc_agent:
+    if ckpt is None and (args.bc_agent or args.init_from):
         warm_start(args, variant, net, agent, tables, writer, optimizer, eval_on, critic,
                    lambda: checkpoint_extra(critic, pool))
     learner = Learner(options.learner_device(args.device), net, critic)  # the update there, play on CPU copies

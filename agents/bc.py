@@ -3,7 +3,9 @@
 :func:`record_demonstrations` plays deals with one agent at the four seats
 and records what each seat saw (observation, mask), did (action) and earned
 (its team's deal reward); :func:`behaviour_clone` fits the policy head by
-masked cross-entropy and the value head by squared error, logging ``bc/*``.
+masked cross-entropy and the value head by squared error, logging ``bc/*``;
+:func:`warm_start` runs both at the start of a fresh run, or loads the network
+named by ``init_from`` instead.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from tqdm import tqdm
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
-from .checkpoint import save_checkpoint
+from .checkpoint import init_checkpoint, save_checkpoint
 from .critic import HIDDEN_SIZE, hidden_features
 from .evaluation import evaluate, log_eval
 from .neural import PolicyValueNet, adam
@@ -173,25 +175,35 @@ def _bc_validation(net, obs, mask, actions, returns) -> dict:
 
 
 def warm_start(args, variant, net, agent, tables, writer, optimizer, eval_on: bool, critic=None, extra=dict) -> None:
-    """The behaviour-cloning phase of a fresh run: record ``bc_agent``, fit ``net`` (and ``critic``, a central
-    critic, to the same rewards) to it, evaluate the clone (logged at step 0) and write checkpoint 0 (with the
-    entries of ``extra()``), so that ``--resume`` after it continues with PPO."""
+    """The start of a fresh run: ``init_from``'s weights loaded into ``net``, or else the behaviour-cloning phase
+    (record ``bc_agent``, fit ``net`` and ``critic``, a central critic, to the same rewards); then the start is
+    evaluated (logged at step 0) and checkpoint 0 written (with the entries of ``extra()``), so that ``--resume``
+    after it continues with PPO."""
     t0 = time.time()
-    demo = record_demonstrations(variant, args.bc_agent, args.bc_decisions, seed=args.seed * 1_000_003 + 17,
-                                 progress=args.progress, hidden=critic is not None)
-    t_record = time.time() - t0
-    figures = behaviour_clone(net, demo, args, writer, critic)
-    del demo
-    writer.add_scalar("bc/seconds", time.time() - t0, 0)
-    print(f"bc warm start: {args.bc_decisions} decisions of {args.bc_agent} recorded in {t_record:.0f} s, "
-          f"{args.bc_epochs} epochs in {time.time() - t0 - t_record:.0f} s; held-out accuracy "
-          f"{100 * figures.get('val_accuracy', float('nan')):.1f}% (auction "
-          f"{100 * figures.get('val_accuracy_bidding', float('nan')):.1f}%, card play "
-          f"{100 * figures.get('val_accuracy_play', float('nan')):.1f}%)")
+    if args.init_from:
+        ckpt, path = init_checkpoint(args.init_from, args.hidden_sizes, args.activation)
+        net.load_state_dict({k: t.float() for k, t in ckpt["model"].items()})  # shipped weights are half precision
+        trained = (ckpt.get("trained") or ckpt).get("global_step", "?")
+        print(f"init_from: the network of {path} ({trained} steps of training)"
+              + ("; the central critic starts untrained" if critic is not None else ""))
+        label = "after init_from"
+    else:
+        demo = record_demonstrations(variant, args.bc_agent, args.bc_decisions, seed=args.seed * 1_000_003 + 17,
+                                     progress=args.progress, hidden=critic is not None)
+        t_record = time.time() - t0
+        figures = behaviour_clone(net, demo, args, writer, critic)
+        del demo
+        writer.add_scalar("bc/seconds", time.time() - t0, 0)
+        print(f"bc warm start: {args.bc_decisions} decisions of {args.bc_agent} recorded in {t_record:.0f} s, "
+              f"{args.bc_epochs} epochs in {time.time() - t0 - t_record:.0f} s; held-out accuracy "
+              f"{100 * figures.get('val_accuracy', float('nan')):.1f}% (auction "
+              f"{100 * figures.get('val_accuracy_bidding', float('nan')):.1f}%, card play "
+              f"{100 * figures.get('val_accuracy_play', float('nan')):.1f}%)")
+        label = "after the warm start"
     if eval_on:
         results = evaluate(agent, variant, args.eval_opponents, args.eval_pairs, args.eval_seed)
         log_eval(writer, results, 0)
-        print("after the warm start: " + ", ".join(
+        print(f"{label}: " + ", ".join(
             f"vs {k} {100 * r['win_rate']:.1f}% won, {r['mean_diff']:+.1f} pts, took {r['taken_a']}" for k, r in results.items()))
     save_checkpoint(args, net, optimizer, tables.rng, 0, 0, time.time() - t0, **extra())
     tables.reset_all()  # what a resumed run does, so that resuming is exact

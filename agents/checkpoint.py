@@ -160,6 +160,28 @@ def free_run_name(args, announce: bool = False) -> str:
     return name
 
 
+def init_checkpoint(spec: str, hidden_sizes, activation: str) -> tuple[dict, Path]:
+    """The checkpoint dictionary and path named by ``init_from`` (a checkpoint path or a shipped agent's name,
+    ``ppo_coinche``), checked to hold a network of ``hidden_sizes`` and ``activation``; ConfigError otherwise."""
+    from .options import ConfigError
+    from .pretrained import available, pretrained_path
+
+    path = pretrained_path(spec) if spec in available() else Path(spec)
+    if not path.is_file():
+        raise ConfigError(f"option 'init_from': {spec!r} is neither a checkpoint file nor a shipped agent "
+                          f"({', '.join(available()) or 'none shipped'})")
+    try:
+        ckpt = load_checkpoint(path)
+    except CheckpointError as e:
+        raise ConfigError(f"option 'init_from': {e}") from None
+    config = ckpt["model_config"]
+    found = (list(config.get("hidden_sizes", [])), config.get("activation", "relu"))
+    if found != (list(hidden_sizes), activation):
+        raise ConfigError(f"option 'init_from': {path} holds a network of hidden_sizes {found[0]} and activation "
+                          f"{found[1]!r}; this run's are {list(hidden_sizes)} and {activation!r} (set them to match)")
+    return ckpt, path
+
+
 RESUME_ENTRIES = ("args", "optimizer", "update", "global_step", "rng")
 
 

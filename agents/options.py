@@ -186,8 +186,8 @@ def learner_device(spec: str):
 
 def validate_train(args):
     """``train.py``'s options checked before anything is written: ranges that would otherwise fail deep inside
-    the loop, and every agent spec (``opponent_mix``, ``eval_opponents``, ``bc_agent``) is a registered name
-    or an existing checkpoint."""
+    the loop, every agent spec (``opponent_mix``, ``eval_opponents``, ``bc_agent``) is a registered name
+    or an existing checkpoint, and ``init_from`` holds a network of the run's sizes (it replaces the warm start)."""
     positive = ("total_timesteps", "num_envs", "num_steps", "num_minibatches", "update_epochs", "checkpoint_every",
                 "keep_checkpoints", "torch_threads", "pool_size", "pool_every")
     for name in positive:
@@ -228,6 +228,13 @@ def validate_train(args):
                           f"(num_envs * num_steps = {args.num_envs * args.num_steps})")
     from . import agent_names, is_checkpoint_spec
 
+    if args.init_from:
+        from .checkpoint import init_checkpoint
+
+        init_checkpoint(args.init_from, args.hidden_sizes, args.activation)
+        if args.bc_agent:
+            print(f"init_from {args.init_from}: no behaviour-cloning warm start (bc_agent {args.bc_agent!r} is unused)")
+            args.bc_agent = ""
     specs = [("opponent_mix", s) for s in args.opponent_mix] + [("eval_opponents", s) for s in args.eval_opponents]
     specs += [("bc_agent", args.bc_agent)] if args.bc_agent else []
     for option, spec in specs:

@@ -108,3 +108,27 @@ def test_default_run_name_moves_to_the_next_free_one(tmp_path, capsys):
     with pytest.raises(train.ConfigError, match="already has checkpoints"):
         train.train(args, cli_overrides=cli, auto_run_name=not ns.run_name_given)
     assert json.loads((tmp_path / "tiny_s3" / "final_eval.json").read_text())["update"] == 2
+
+
+def test_init_from_starts_from_a_trained_network_instead_of_the_warm_start(tmp_path):
+    import train
+
+    runs = tmp_path / "runs"
+    run_train("--config", "configs/train/tiny.yaml", "--final-eval-pairs", "0", "--runs-dir", str(runs), "--run-name", "a")
+    first = runs / "a" / "checkpoints" / "latest.pt"
+    proc = run_train(*BC_OPTIONS, "--runs-dir", str(runs), "--run-name", "b", "--init-from", str(first))
+    assert "no behaviour-cloning warm start" in proc.stdout and "bc warm start" not in proc.stdout
+    assert "after init_from" in proc.stdout
+    start = torch.load(runs / "b" / "checkpoints" / "ckpt_0000000.pt", weights_only=True)
+    trained = torch.load(first, weights_only=True)
+    assert start["args"]["init_from"] == str(first) and start["args"]["bc_agent"] == ""
+    for name, tensor in trained["model"].items():  # checkpoint 0 is the loaded network, before any update
+        assert torch.equal(tensor, start["model"][name]), name
+    # a shipped agent by name; sizes that do not match, and missing files, are refused before anything is written
+    args, _, _ = train.parse_args(["--config", "configs/train/tiny.yaml", "--hidden-sizes", "256", "256",
+                                   "--init-from", "ppo_coinche"])
+    assert args.init_from == "ppo_coinche"
+    with pytest.raises(train.ConfigError, match=r"hidden_sizes \[256, 256\].*this run's are \[32\]"):
+        train.parse_args(["--config", "configs/train/tiny.yaml", "--init-from", "ppo_coinche"])
+    with pytest.raises(train.ConfigError, match="neither a checkpoint file nor a shipped agent"):
+        train.parse_args(["--config", "configs/train/tiny.yaml", "--init-from", str(tmp_path / "no.pt")])
