@@ -624,6 +624,10 @@ def run(args) -> int:
     except OSError as e:
         raise LadderError(f"--docs {str(args.docs)!r} cannot be written: {e.strerror or e}") from None
     print(f"\nwrote {args.docs} ({(time.monotonic() - t0) / 60:.1f} minutes)")
+    left_out = [f for f in FAMILIES if f not in families]
+    if left_out:
+        print(f"note: the page covers {', '.join(families)} only; run without --families to put "
+              f"{', '.join(left_out)} back (matches already cached are not played again)")
     return 0
 
 

@@ -62,6 +62,7 @@ def test_a_small_ladder_writes_the_reports_and_the_page(tmp_path, capsys):
     assert "How to read the tables" in page
     assert all(f"| {a} |" in page for a in ("random", "heuristic", "ppo_coinche"))
     assert "wrote" in out
+    assert "the page covers coinche only; run without --families to put belote_classique, contree, cobrecaf_81" in out
     # the cached match is the tournament's match: same deals, same agent seeds
     cached = json.loads((results / "ladder" / "coinche" / "random__heuristic.json").read_text())
     expect = duplicate_match(make_agent("random"), make_agent("heuristic"), load_variant("coinche"), 4, seed=0)
