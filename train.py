@@ -135,9 +135,9 @@ class Args:
     progress: bool = field(default=True, metadata={"help": "show a tqdm progress bar"})
 
 
-def validate(args: Args) -> Args:
+def validate(args: Args, resuming: bool = False) -> Args:
     """Range checks and agent specs, before any run directory is created (``agents.options.validate_train``)."""
-    return options.validate_train(args)
+    return options.validate_train(args, resuming)
 
 
 # ---------------------------------------------------------------------------
@@ -375,7 +375,7 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
     ckpt, path = None, None
     if resume:
         ckpt, path, saved = resume_checkpoint(args, cli_overrides)
-        args = validate(Args(**{k: v for k, v in saved.items() if k in fields_of(Args)}))
+        args = validate(Args(**{k: v for k, v in saved.items() if k in fields_of(Args)}), resuming=True)
     elif latest_checkpoint(args) is not None:
         raise ConfigError(f"run {args.run_name!r} already has checkpoints in {checkpoint_dir(args)}; "
                           "pass --resume to continue it, choose another --run-name, or leave --run-name out "

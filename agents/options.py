@@ -184,10 +184,11 @@ def learner_device(spec: str):
     return device
 
 
-def validate_train(args):
+def validate_train(args, resuming: bool = False):
     """``train.py``'s options checked before anything is written: ranges that would otherwise fail deep inside
     the loop, every agent spec (``opponent_mix``, ``eval_opponents``, ``bc_agent``) is a registered name
-    or an existing checkpoint, and ``init_from`` holds a network of the run's sizes (it replaces the warm start)."""
+    or an existing checkpoint, and ``init_from`` holds a network of the run's sizes (it replaces the warm start;
+    ``resuming``: a run that continues from its own checkpoint does not read it again)."""
     positive = ("total_timesteps", "num_envs", "num_steps", "num_minibatches", "update_epochs", "checkpoint_every",
                 "keep_checkpoints", "torch_threads", "pool_size", "pool_every")
     for name in positive:
@@ -228,7 +229,7 @@ def validate_train(args):
                           f"(num_envs * num_steps = {args.num_envs * args.num_steps})")
     from . import agent_names, is_checkpoint_spec
 
-    if args.init_from:
+    if args.init_from and not resuming:
         from .checkpoint import init_checkpoint
 
         init_checkpoint(args.init_from, args.hidden_sizes, args.activation)

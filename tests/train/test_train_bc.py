@@ -115,7 +115,8 @@ def test_init_from_starts_from_a_trained_network_instead_of_the_warm_start(tmp_p
 
     runs = tmp_path / "runs"
     run_train("--config", "configs/train/tiny.yaml", "--final-eval-pairs", "0", "--runs-dir", str(runs), "--run-name", "a")
-    first = runs / "a" / "checkpoints" / "latest.pt"
+    first = tmp_path / "init.pt"
+    shutil.copy(runs / "a" / "checkpoints" / "latest.pt", first)
     proc = run_train(*BC_OPTIONS, "--runs-dir", str(runs), "--run-name", "b", "--init-from", str(first))
     assert "no behaviour-cloning warm start" in proc.stdout and "bc warm start" not in proc.stdout
     assert "after init_from" in proc.stdout
@@ -124,6 +125,9 @@ def test_init_from_starts_from_a_trained_network_instead_of_the_warm_start(tmp_p
     assert start["args"]["init_from"] == str(first) and start["args"]["bc_agent"] == ""
     for name, tensor in trained["model"].items():  # checkpoint 0 is the loaded network, before any update
         assert torch.equal(tensor, start["model"][name]), name
+    first.unlink()  # resuming continues from the run's own checkpoint: the init file is no longer needed
+    run_train(*BC_OPTIONS, "--runs-dir", str(runs), "--run-name", "b", "--resume", "--total-timesteps", "2560")
+    assert torch.load(runs / "b" / "checkpoints" / "latest.pt", weights_only=True)["update"] == 5
     # a shipped agent by name; sizes that do not match, and missing files, are refused before anything is written
     args, _, _ = train.parse_args(["--config", "configs/train/tiny.yaml", "--hidden-sizes", "256", "256",
                                    "--init-from", "ppo_coinche"])
