@@ -82,11 +82,7 @@ def main() -> int:
             path = SEARCH / f"{module}.py"
             path.write_text(sources[k])
             written.append(path)
-            dd = importlib.import_module(f"belote_env.search.{module}")
-            s = Solver()
-            s._dd = dd
-            s.ctx, s.tt, s.history, s.killers = dd.new_tables(args.tt)
-            solvers[name] = s
+            solvers[name] = Solver(args.tt, dd_module=importlib.import_module(f"belote_env.search.{module}"))
         warm, positions = dd_positions(STRAINS[args.strain], args.seed)
         for _ in range(args.skip):
             next(positions)

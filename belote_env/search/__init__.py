@@ -125,10 +125,11 @@ class Solver:
     """A double-dummy solver with its own transposition table (``2**log2_tt`` entries, 16 bytes each).
 
     ``capot_bonus``: points added to the take of a team that wins every trick of the deal (0: none,
-    90: a capot scores 252 rather than 162)."""
+    90: a capot scores 252 rather than 162). ``dd_module``: the compiled kernels to search with
+    (``belote_env.search.dd`` by default; ``benchmarks/dd_ab.py`` passes other versions of it)."""
 
-    def __init__(self, log2_tt: int = 20, capot_bonus: int = 0):
-        dd = kernels()
+    def __init__(self, log2_tt: int = 20, capot_bonus: int = 0, dd_module=None):
+        dd = dd_module if dd_module is not None else kernels()
         self._dd = dd
         self.capot_bonus = int(capot_bonus)
         self.ctx, self.tt, self.history, self.killers = dd.new_tables(log2_tt)
