@@ -31,8 +31,10 @@ tests a full deal), with
   search took the fewest nodes;
 - an enhanced transposition cutoff at the last card of a trick: a card that
   leads to a trick start whose stored bound already gives the cutoff ends the
-  search of the node without searching anything (the buckets of all the cards
-  are prefetched first, so their cache misses overlap);
+  search of the node without searching anything (the buckets of all the legal
+  cards are prefetched at the top of the node, and for the second card of the
+  third seat on, by the node before it while it searches the card before, so
+  their cache misses overlap with one another and with other work);
 - move ordering: the table's best card, then the killer cards of the ply,
   then the history score of the card (raised by the depth squared at every
   cutoff), its ties broken by a static score (in a trick: win it cheaply when
@@ -612,6 +614,20 @@ def _prefetch(typingctx, arr, row):
 
 
 @njit(cache=True, inline="always")
+def _prefetch_etc(ctx, tt, hand, seat, led, win_card, win_seat, rem, tricks_left, cap):
+    """Fetch the table buckets of the trick starts that ``seat``, last to play to the trick, can lead to
+    (``rem``: the cards in the hands, ``hand`` among them)."""
+    strain = ctx[C_STRAIN]
+    lm = legal_cards(hand, led, win_card, (win_seat ^ seat) == 2, strain, ctx[C_OVERTRUMP_PARTNER], ctx[C_UNDERTRUMP])
+    while lm:
+        c = _lowbit_index(lm)
+        lm &= lm - 1
+        nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, 3, strain, 0,
+                                                          tricks_left, cap)
+        _prefetch(tt, _tt_key(rem ^ (1 << c), 0, nwin_seat, ncap, ctx[C_STAMP], ctx[C_TTMASK])[2])
+
+
+@njit(cache=True, inline="always")
 def _address(a):
     return np.int64(a.ctypes.data)
 
@@ -646,6 +662,10 @@ def search(ctx_p, tt_p, history_p, killers_p, hands_p, seat, led, win_card, win_
     key = 0
     meta = 0
     rem = hands[0] | hands[1] | hands[2] | hands[3]
+    if ntrick == 3 and tricks_left >= 3:
+        # the enhanced cutoff below reads the buckets of the trick starts this trick can lead to: fetch them now,
+        # so that their cache misses overlap with the rest of the node's work
+        _prefetch_etc(ctx, tt, hands[seat], seat, led, win_card, win_seat, rem, tricks_left, cap)
     if ntrick == 0 or tricks_left >= TT_MID_TRICK:
         key, meta, base = _tt_key(rem, trick_mask, seat, cap, ctx[C_STAMP], ctx[C_TTMASK])
         slot = _tt_find(tt, base, key, meta)
@@ -701,23 +721,15 @@ def search(ctx_p, tt_p, history_p, killers_p, hands_p, seat, led, win_card, win_
         best_card = killers[ply, 2]
         if ntrick == 3 and tricks_left >= 3:
             # enhanced transposition cutoff: a card that ends the trick in a position whose bound in the table
-            # already gives the cutoff. The buckets are fetched first, all at once (their cache misses overlap
-            # rather than follow one another), into the move list's score slots.
+            # already gives the cutoff. Their buckets were fetched at the top of the node (_prefetch_etc), all at
+            # once, so their cache misses overlap with one another and with the node's work before this.
             for i in range(n):
                 c = killers[ply, 2 + i]
                 pts = trick_pts + POINTS[strain, rules, c]
                 nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, ntrick,
                                                                   strain, pts, tricks_left, cap)
-                cbase = _tt_key(rem ^ (1 << c), 0, nwin_seat, ncap, ctx[C_STAMP], ctx[C_TTMASK])[2]
-                _prefetch(tt, cbase)
-                killers[ply, 10 + i] = cbase
-            for i in range(n):
-                c = killers[ply, 2 + i]
-                pts = trick_pts + POINTS[strain, rules, c]
-                nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, ntrick,
-                                                                  strain, pts, tricks_left, cap)
-                cmeta = _tt_meta(nwin_seat, ncap, ctx[C_STAMP])
-                cslot = _tt_find(tt, killers[ply, 10 + i], rem ^ (1 << c), cmeta)
+                ckey, cmeta, cbase = _tt_key(rem ^ (1 << c), 0, nwin_seat, ncap, ctx[C_STAMP], ctx[C_TTMASK])
+                cslot = _tt_find(tt, cbase, ckey, cmeta)
                 if cslot >= 0:
                     clo, chi = _tt_bounds(tt[cslot, 1])
                     if maximize:
@@ -728,6 +740,14 @@ def search(ctx_p, tt_p, history_p, killers_p, hands_p, seat, led, win_card, win_
     for i in range(n):
         c = killers[ply, 2 + i]
         bit = 1 << c
+        if ntrick == 2 and tricks_left >= 3 and i + 1 < n:
+            # the trick the next card makes: fetch the buckets its last card's enhanced cutoff will read, while
+            # this card's subtree is searched
+            d = killers[ply, 3 + i]
+            dled, dwin_card, dwin_seat, dcap, dadd = play_card(ctx, d, seat, led, win_card, win_seat, 2, strain, 0,
+                                                               tricks_left, cap)
+            _prefetch_etc(ctx, tt, hands[(seat + 1) & 3], (seat + 1) & 3, dled, dwin_card, dwin_seat, rem ^ (1 << d),
+                          tricks_left, cap)
         hands[seat] ^= bit
         pts = trick_pts + POINTS[strain, rules, c]
         nled, nwin_card, nwin_seat, ncap, add = play_card(ctx, c, seat, led, win_card, win_seat, ntrick, strain,
