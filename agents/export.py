@@ -24,6 +24,7 @@ from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
 from .neural import build_net, load_checkpoint
+from .options import CommandParser
 
 
 class ExportedPolicy(nn.Module):
@@ -67,8 +68,8 @@ def export_onnx(checkpoint: str | Path, out: str | Path) -> Path:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m agents.export", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = CommandParser(prog="python -m agents.export", description=__doc__,
+                      formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("checkpoint", help="a checkpoint written by train.py")
     p.add_argument("--torchscript", metavar="PATH", help="write a TorchScript file")
     p.add_argument("--onnx", metavar="PATH", help="write an ONNX file (needs the onnx package)")

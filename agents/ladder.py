@@ -40,7 +40,7 @@ from pathlib import Path
 from belote_env.rules.errors import BeloteError
 
 from .match import CHUNK_PAIRS, MatchResult, _run_chunk
-from .options import check_writable, positive_int
+from .options import CommandParser, check_writable, positive_int
 from .reports import _md_table, _no_nan, _text_table, rating_rows, stronger_first, write_reports
 
 FAMILIES = ("belote_classique", "coinche", "contree", "cobrecaf_81")
@@ -499,7 +499,7 @@ def _minutes(text: str) -> float:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = CommandParser(
         prog="belote-ladder",
         description="Every family's round-robin of random, heuristic, pimc and its shipped trained agents; "
                     "ratings, reports and docs/results.md. Resumable: finished chunks of 128 pairs are cached.",

@@ -85,9 +85,17 @@ def coerce(cls, name: str, value):
     return value
 
 
+class CommandParser(argparse.ArgumentParser):
+    """The commands' parser: a bad command line is one ``PROG: error: ...`` line on stderr and exit status 2
+    (argparse's default prints the whole usage block before it)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser(cls, description: str) -> argparse.ArgumentParser:
     """``--config`` and one flag per field of ``cls`` (``--num-envs``...), each defaulting to None (not given)."""
-    p = argparse.ArgumentParser(description=description)
+    p = CommandParser(description=description)
     p.add_argument("--config", help="YAML file of options (keys are the option names with underscores), "
                    "e.g. configs/train/quick.yaml; a bare name looks in configs/train/")
     for name, f in fields_of(cls).items():

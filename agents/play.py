@@ -25,6 +25,8 @@ from belote_env.rules.errors import BeloteError, NotationError
 from belote_env.rules.scoring import REDEAL
 from belote_env.wrappers import SingleAgentEnv
 
+from .options import CommandParser
+
 RED, RESET = "\x1b[31m", "\x1b[0m"
 NAMES = ("you", "left", "partner", "right")
 
@@ -118,8 +120,8 @@ def play(args, read=None, write=None) -> int:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m agents.play", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = CommandParser(prog="python -m agents.play", description=__doc__,
+                      formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--variant", "-v", default="coinche", help="variant name or YAML path (default coinche)")
     p.add_argument("--partner", default="heuristic", help="agent spec of your partner (default heuristic)")
     p.add_argument("--opponents", default="heuristic", help="agent spec of both opponents (default heuristic)")

@@ -11,7 +11,6 @@ import duplicate_match``).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -30,7 +29,7 @@ from .match import (  # noqa: F401  (re-exported)
     round_robin,
     t_quantile_975,
 )
-from .options import check_writable, positive_int
+from .options import CommandParser, check_writable, positive_int
 from .reports import _text_table, rating_rows, stronger_first, write_reports
 
 # On the batched engine one process plays ~600 heuristic-v-random pairs/s, and a worker process costs ~2 s
@@ -50,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from .ratings import rate
 
-    p = argparse.ArgumentParser(
+    p = CommandParser(
         prog="belote-tournament",
         description="Round-robin duplicate tournament between agents (registry names or checkpoint paths).",
     )
