@@ -32,9 +32,10 @@ tests a full deal), with
 - an enhanced transposition cutoff at the last card of a trick: a card that
   leads to a trick start whose stored bound already gives the cutoff ends the
   search of the node without searching anything (the buckets of all the legal
-  cards are prefetched at the top of the node, and for the second card of the
-  third seat on, by the node before it while it searches the card before, so
-  their cache misses overlap with one another and with other work);
+  cards are prefetched at the top of the node, and earlier still by the node
+  of the trick's third card: while it searches one of its cards, it fetches
+  those of its next card's node; so their cache misses overlap with one
+  another and with other work);
 - move ordering: the table's best card, then the killer cards of the ply,
   then the history score of the card (raised by the depth squared at every
   cutoff), its ties broken by a static score (in a trick: win it cheaply when
