@@ -78,6 +78,13 @@ def export_pretrained(checkpoint: str | Path, name: str, out_dir: str | Path = P
     from ..checkpoint import atomic_save, checkpoint_dict, load_checkpoint
     from ..neural import build_net
 
+    from ..checkpoint import CheckpointError
+
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name) or name.endswith(".pt"):
+        from .. import AgentSpecError
+
+        raise AgentSpecError(f"a shipped agent's name is letters, digits, '_', '.' and '-' (it is also its "
+                             f"agent spec: no ':', '/', space or '.pt'), got {name!r}")
     ckpt = load_checkpoint(checkpoint)
     net = build_net(ckpt, checkpoint).half()
     meta = {k: ckpt[k] for k in ("update", "global_step", "elapsed_s") if k in ckpt}
@@ -88,7 +95,8 @@ def export_pretrained(checkpoint: str | Path, name: str, out_dir: str | Path = P
     size = path.stat().st_size
     if size > MAX_BYTES:
         path.unlink()
-        raise ValueError(f"{name}: {size:,} bytes in half precision, over the {MAX_BYTES:,}-byte limit of a shipped agent")
+        raise CheckpointError(f"{name}: {size:,} bytes in half precision, over the {MAX_BYTES:,}-byte limit of a "
+                              f"shipped agent")
     torch.load(path, weights_only=True)  # it reads back with the safe loader
     return path
 
@@ -96,10 +104,17 @@ def export_pretrained(checkpoint: str | Path, name: str, out_dir: str | Path = P
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["export"] and len(argv) == 3:
-        print(export_pretrained(argv[1], argv[2]))
+        from belote_env.rules.errors import BeloteError
+
+        try:
+            print(export_pretrained(argv[1], argv[2]))
+        except BeloteError as e:  # a missing or unreadable checkpoint, a bad name: one line, no traceback
+            print(f"python -m agents.pretrained: error: {e}", file=sys.stderr)
+            return 2
         return 0
     if argv:
-        print("usage: python -m agents.pretrained [export CHECKPOINT NAME]", file=sys.stderr)
+        print(f"python -m agents.pretrained: error: expected no argument (list the shipped agents) or "
+              f"'export CHECKPOINT NAME', got {' '.join(argv)!r}", file=sys.stderr)
         return 2
     for name in available():
         card = PRETRAINED_DIR / f"{name}.md"

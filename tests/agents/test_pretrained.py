@@ -50,6 +50,16 @@ def test_the_command_lists_the_shipped_agents(capsys):
     assert main(["export"]) == 2
 
 
+def test_the_command_refuses_bad_input_in_one_line(tiny_checkpoint, tmp_path, capsys):
+    shipped = set(available())
+    for argv in (["export"], ["export", str(tmp_path / "missing.pt"), "x"], ["export", str(tiny_checkpoint), "a b"],
+                 ["export", str(tiny_checkpoint), "pimc:worlds=2"], ["export", str(tiny_checkpoint), "../x"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "error:" in err and "Traceback" not in err, (argv, err)
+    assert set(available()) == shipped  # nothing was written
+
+
 @pytest.mark.parametrize("name", available())
 def test_shipped_agents_load_by_name_and_beat_random(name):
     agent = make_agent(name)
