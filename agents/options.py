@@ -219,6 +219,15 @@ def validate_train(args, resuming: bool = False):
     learner_device(args.device)
     if args.activation not in ("relu", "tanh"):
         raise ConfigError(f"option 'activation' must be relu or tanh, got {args.activation!r}")
+    if not args.hidden_sizes or min(args.hidden_sizes) < 1:
+        raise ConfigError(f"option 'hidden_sizes' must be one or more layer widths >= 1, got {args.hidden_sizes}")
+    if not args.learning_rate > 0 or not args.max_grad_norm > 0 or not 0 <= args.gamma <= 1 \
+            or not 0 <= args.gae_lambda <= 1:
+        raise ConfigError(f"options learning_rate and max_grad_norm must be > 0, gamma and gae_lambda in [0, 1]; "
+                          f"got {args.learning_rate}, {args.max_grad_norm}, {args.gamma}, {args.gae_lambda}")
+    for name in ("clip_coef", "ent_coef", "vf_coef", "target_kl", "max_minutes"):
+        if getattr(args, name) < 0:
+            raise ConfigError(f"option {name!r} must be >= 0, got {getattr(args, name)}")
     if not 0 <= args.ray_workers <= args.num_envs:
         raise ConfigError(f"option 'ray_workers' must be between 0 and num_envs ({args.num_envs}), got {args.ray_workers}")
     unsupported = [n for n, on in (("pool_fraction", args.pool_fraction > 0), ("central_critic", args.central_critic)) if on]

@@ -30,6 +30,15 @@ def test_bad_agent_specs_fail_before_a_run_directory_exists(tmp_path, flag, valu
     assert not any(tmp_path.iterdir())  # nothing written
 
 
+@pytest.mark.parametrize("flag,value", [("--hidden-sizes", "0"), ("--learning-rate", "0"), ("--gamma", "1.5"),
+                                        ("--gae-lambda", "-0.1"), ("--max-grad-norm", "0"), ("--clip-coef", "-1"),
+                                        ("--ent-coef", "-0.01"), ("--target-kl", "-1"), ("--max-minutes", "-2"),
+                                        ("--num-envs", "0"), ("--eval-pairs", "-1")])
+def test_out_of_range_numbers_are_config_errors(flag, value):
+    with pytest.raises(ConfigError, match=flag[2:].replace("-", "_")):
+        train.parse_args(["--config", "configs/train/tiny.yaml", flag, value])
+
+
 def test_plot_defaults_to_the_run_directory_and_never_overwrites_tracked_files(tiny_run, tmp_path):
     run_dir, _ = tiny_run
     out = train.plot_run(run_dir)
