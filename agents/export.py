@@ -24,7 +24,7 @@ from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
 from .neural import build_net, load_checkpoint
-from .options import CommandParser
+from .options import CommandParser, check_writable
 
 
 class ExportedPolicy(nn.Module):
@@ -77,6 +77,9 @@ def main(argv=None) -> int:
     if not args.torchscript and not args.onnx:
         p.error("give --torchscript PATH and/or --onnx PATH")
     try:
+        for flag, path in (("--torchscript", args.torchscript), ("--onnx", args.onnx)):
+            if path:  # its folder is made if needed and must be writable, before the export
+                check_writable(Path(path).resolve().parent, flag)
         if args.torchscript:
             print(f"wrote {export_torchscript(args.checkpoint, args.torchscript)}")
         if args.onnx:

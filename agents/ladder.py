@@ -40,7 +40,7 @@ from pathlib import Path
 from belote_env.rules.errors import BeloteError
 
 from .match import CHUNK_PAIRS, MatchResult, _run_chunk
-from .options import CommandParser, check_writable, positive_int
+from .options import CommandParser, check_writable, nonnegative_int, positive_int
 from .reports import _md_table, _no_nan, _text_table, rating_rows, stronger_first, write_reports
 
 FAMILIES = ("belote_classique", "coinche", "contree", "cobrecaf_81")
@@ -511,7 +511,7 @@ def parser() -> argparse.ArgumentParser:
                         "('pretrained': the family's shipped trained agents)")
     p.add_argument("--pairs", "-n", type=positive_int, default=DEFAULT_PAIRS,
                    help=f"duplicate pairs per match (default {DEFAULT_PAIRS})")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deal set (default 0)")
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the deal set (default 0)")
     p.add_argument("--workers", "-j", type=positive_int, default=1,
                    help="processes playing chunks of 128 pairs (default 1; same results for any number)")
     p.add_argument("--max-minutes", type=_minutes, default=None, metavar="M",

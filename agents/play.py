@@ -25,7 +25,7 @@ from belote_env.rules.errors import BeloteError, NotationError
 from belote_env.rules.scoring import REDEAL
 from belote_env.wrappers import SingleAgentEnv
 
-from .options import CommandParser
+from .options import CommandParser, nonnegative_int
 
 RED, RESET = "\x1b[31m", "\x1b[0m"
 NAMES = ("you", "left", "partner", "right")
@@ -126,7 +126,7 @@ def main(argv=None) -> int:
     p.add_argument("--partner", default="heuristic", help="agent spec of your partner (default heuristic)")
     p.add_argument("--opponents", default="heuristic", help="agent spec of both opponents (default heuristic)")
     p.add_argument("--seat", type=int, choices=range(4), default=0, help="your seat 0..3 (default 0)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the deals (same seed, same deals)")
+    p.add_argument("--seed", type=nonnegative_int, default=None, help="seed of the deals (same seed, same deals)")
     p.add_argument("--episode", choices=("deal", "game"), default="deal", help="one deal at a time, or whole games")
     p.add_argument("--deals", type=int, default=0, help="stop after this many episodes (default: until you quit)")
     p.add_argument("--reveal", action="store_true", help="show every hand as dealt at the end of each deal")

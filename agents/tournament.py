@@ -29,7 +29,7 @@ from .match import (  # noqa: F401  (re-exported)
     round_robin,
     t_quantile_975,
 )
-from .options import CommandParser, check_writable, positive_int
+from .options import CommandParser, check_writable, nonnegative_int, positive_int
 from .reports import _text_table, rating_rows, stronger_first, write_reports
 
 # On the batched engine one process plays ~600 heuristic-v-random pairs/s, and a worker process costs ~2 s
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--variant", "-v", nargs="+", default=["coinche"],
                    help="variant names (configs/variants) or YAML paths; one tournament each (default coinche)")
     p.add_argument("--pairs", "-n", type=positive_int, default=1000, help="duplicate pairs per match (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deal set (default 0)")
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the deal set (default 0)")
     p.add_argument("--games", action="store_true", help="play whole games to the variant's target instead of single deals")
     p.add_argument("--workers", "-j", type=positive_int, default=None,
                    help="processes (default: one for small tournaments, where starting processes costs more than "
@@ -78,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.out is not None:
             check_writable(args.out)  # before the tournament, not after it
         variants = [load_variant(v) for v in args.variant]
+        if args.anchor is not None and args.anchor not in args.agents:  # before the tournament, not after it
+            raise ValueError(f"--anchor {args.anchor!r} is not one of the agents {args.agents}")
         n_matches = len(args.agents) * (len(args.agents) - 1) // 2
         if args.address is not None and not args.ray:
             raise ValueError("--address is for --ray")

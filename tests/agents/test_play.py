@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+import pytest
+
 from agents.play import main, play
 
 
@@ -42,3 +44,6 @@ def test_quit_and_bad_specs(capsys):
     assert _run(_args(), ["q"])[0] == 0
     assert main(["--opponents", "nobody", "--seed", "1"]) == 2
     assert "error: unknown agent 'nobody'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:  # argparse's one-line error
+        main(["--seed", "-1"])
+    assert e.value.code == 2 and "expected an integer >= 0" in capsys.readouterr().err

@@ -55,6 +55,16 @@ def test_unwritable_out_is_found_before_the_tournament(tmp_path, capsys):
     assert "cannot be written" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv,message", [(["--anchor", "nobody"], "--anchor 'nobody' is not one of the agents"),
+                                          (["--seed", "-1"], "expected an integer >= 0")])
+def test_a_bad_anchor_or_seed_is_found_before_the_tournament(argv, message, capsys, monkeypatch):
+    import agents.tournament as tournament
+
+    monkeypatch.setattr(tournament, "round_robin", lambda *a, **k: pytest.fail("the tournament was played"))
+    assert _run(["heuristic", "random", "--no-progress", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
 def test_default_workers_follow_the_size_of_the_tournament():
     assert auto_workers(AUTO_PARALLEL_PAIRS - 1) == 1
     assert auto_workers(AUTO_PARALLEL_PAIRS) == max(1, os.cpu_count() or 1)

@@ -67,3 +67,8 @@ def test_command_line(checkpoint, tmp_path, capsys):
     assert main([str(path), "--torchscript", str(tmp_path / "p.ts")]) == 0
     assert main([str(tmp_path / "missing.pt"), "--torchscript", str(tmp_path / "q.ts")]) == 2
     assert "does not exist" in capsys.readouterr().err
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main([str(path), "--torchscript", str(blocker / "sub" / "r.ts")]) == 2  # its folder cannot be made
+    assert "--torchscript" in capsys.readouterr().err and not (tmp_path / "r.ts").exists()
+    assert main([str(path), "--torchscript", str(tmp_path / "new" / "s.ts")]) == 0  # a missing folder is made
