@@ -202,8 +202,21 @@ def resume_checkpoint(args, cli_overrides: dict | None = None) -> tuple[dict, Pa
             "train.py wrote during training"
         )
     saved = dict(ckpt["args"])
+    for name in FIXED_ON_RESUME:
+        if name in (cli_overrides or {}) and name in saved and cli_overrides[name] != saved[name]:
+            raise ConfigError(f"--resume: option {name!r} cannot change on resume (the run has {saved[name]!r}, "
+                              f"given {cli_overrides[name]!r}): {FIXED_ON_RESUME[name]}")
     saved.update(cli_overrides or {})  # only options given on the command line may change on resume
     return ckpt, path, saved
+
+
+# Options a resumed run keeps, and why.
+FIXED_ON_RESUME = {
+    "hidden_sizes": "the checkpoint's network has the run's sizes; train another network in a new run",
+    "activation": "the checkpoint's network has the run's activation; train another network in a new run",
+    "num_envs": "the run's updates are batches of num_envs x num_steps decisions",
+    "num_steps": "the run's updates are batches of num_envs x num_steps decisions",
+}
 
 
 def restore_rngs(ckpt: dict, collect_rng: np.random.Generator) -> None:

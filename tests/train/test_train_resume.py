@@ -53,3 +53,22 @@ def test_resume_without_checkpoint_and_restart_over_one_are_refused(tmp_path):
     (ckpt_dir / "ckpt_0000001.pt").write_bytes(b"")  # any checkpoint of that run name blocks a fresh start
     with pytest.raises(train.ConfigError, match="--resume"):
         train.train(args)
+
+
+def test_resume_refuses_a_different_network_or_batch(tmp_path):
+    import pytest
+
+    import train
+
+    base = ["--config", "configs/train/tiny.yaml", "--total-timesteps", "512", "--eval-every", "0",
+            "--final-eval-pairs", "0", "--runs-dir", str(tmp_path), "--run-name", "r"]
+    args, _, _ = train.parse_args(base)
+    train.train(args)
+    for flag, value, name in (("--hidden-sizes", "64", "hidden_sizes"), ("--activation", "tanh", "activation"),
+                              ("--num-envs", "4", "num_envs"), ("--num-steps", "32", "num_steps")):
+        args, _, cli = train.parse_args([*base, "--resume", flag, value, "--total-timesteps", "1024"])
+        with pytest.raises(train.ConfigError, match=f"'{name}' cannot change on resume"):
+            train.train(args, resume=True, cli_overrides=cli)
+    # an option that may change, and the same value given again, resume
+    args, _, cli = train.parse_args([*base, "--resume", "--hidden-sizes", "32", "--total-timesteps", "1024"])
+    assert train.train(args, resume=True, cli_overrides=cli) is not None
