@@ -68,3 +68,11 @@ def test_a_bad_anchor_or_seed_is_found_before_the_tournament(argv, message, caps
 def test_default_workers_follow_the_size_of_the_tournament():
     assert auto_workers(AUTO_PARALLEL_PAIRS - 1) == 1
     assert auto_workers(AUTO_PARALLEL_PAIRS) == max(1, os.cpu_count() or 1)
+
+
+def test_a_shipped_agent_on_another_variant_is_noted(capsys):
+    assert _run(["ppo_coinche", "heuristic", "-v", "belote_classique", "coinche", "-n", "2", "--bootstrap", "2",
+                 "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("note: ppo_coinche was trained on coinche; it plays belote_classique here") == 1
+    assert "plays coinche" not in err
