@@ -26,6 +26,7 @@ from belote_env.rules.scoring import REDEAL
 from belote_env.wrappers import SingleAgentEnv
 
 from .options import CommandParser, nonnegative_int
+from .pretrained import variant_notes
 
 RED, RESET = "\x1b[31m", "\x1b[0m"
 NAMES = ("you", "left", "partner", "right")
@@ -81,6 +82,8 @@ def play(args, read=None, write=None) -> int:
     colour_on = args.color and sys.stdout.isatty() and write is sys.stdout.write
     env = SingleAgentEnv(args.variant, seat=args.seat, partner=args.partner, opponents=args.opponents,
                          illegal="raise", episode=args.episode)
+    for note in variant_notes([args.partner, args.opponents], env.aec.variant.name):
+        write(note + "\n")
     names = seat_names(args.seat)
     deals = 0
     obs, info = env.reset(seed=args.seed)

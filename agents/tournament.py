@@ -30,6 +30,7 @@ from .match import (  # noqa: F401  (re-exported)
     t_quantile_975,
 )
 from .options import CommandParser, check_writable, nonnegative_int, positive_int
+from .pretrained import variant_notes
 from .reports import _text_table, rating_rows, stronger_first, write_reports
 
 # On the batched engine one process plays ~600 heuristic-v-random pairs/s, and a worker process costs ~2 s
@@ -93,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             workers = args.workers or auto_workers(n_matches * args.pairs)
         for variant in variants:
-            _note_other_variants(args.agents, variant.name)
+            for note in variant_notes(args.agents, variant.name):
+                print(note, file=sys.stderr)
             t0 = time.perf_counter()
             matches = round_robin(args.agents, variant, args.pairs, args.seed, args.games, workers,
                                   progress=not args.no_progress, ray=args.ray, ray_address=args.address)
@@ -113,19 +115,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"belote-tournament: error: {e}", file=sys.stderr)
         return 2
     return 0
-
-
-def _note_other_variants(specs: list[str], variant: str) -> None:
-    """A note on stderr for each shipped agent trained on another variant than ``variant`` (allowed: every
-    variant has the same observations and actions, but such an agent plays rules it never saw)."""
-    from .pretrained import available, pretrained_variant
-
-    shipped = set(available())
-    for spec in specs:
-        if spec in shipped:
-            trained = pretrained_variant(spec)
-            if trained and trained != variant:
-                print(f"note: {spec} was trained on {trained}; it plays {variant} here", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -56,6 +56,18 @@ def pretrained_variant(name: str) -> str | None:
     return None
 
 
+def variant_notes(specs, variant: str) -> list[str]:
+    """One note for each shipped agent among ``specs`` trained on another variant than ``variant`` (allowed:
+    every variant has the same observations and actions, but such an agent plays rules it never saw)."""
+    shipped = set(available())
+    notes = []
+    for spec in dict.fromkeys(s for s in specs if isinstance(s, str) and s in shipped):
+        trained = pretrained_variant(spec)
+        if trained and trained != variant:
+            notes.append(f"note: {spec} was trained on {trained}; it plays {variant} here")
+    return notes
+
+
 def load_pretrained(name: str, sample: bool = False, seed: int | None = None):
     """The shipped agent ``name`` as a :class:`agents.neural.NeuralAgent` (greedy unless ``sample``)."""
     from ..neural import load_agent
@@ -124,4 +136,4 @@ def main(argv=None) -> int:
 
 
 __all__ = ["MAX_BYTES", "PRETRAINED_DIR", "available", "export_pretrained", "load_pretrained", "pretrained_path",
-           "pretrained_variant"]
+           "pretrained_variant", "variant_notes"]

@@ -47,3 +47,9 @@ def test_quit_and_bad_specs(capsys):
     with pytest.raises(SystemExit) as e:  # argparse's one-line error
         main(["--seed", "-1"])
     assert e.value.code == 2 and "expected an integer >= 0" in capsys.readouterr().err
+
+
+def test_a_shipped_agent_on_another_variant_is_noted():
+    text = _run(_args(variant="belote_classique", partner="ppo_coinche"), ["q"])[1]
+    assert text.startswith("note: ppo_coinche was trained on coinche; it plays belote_classique here\n")
+    assert "note:" not in _run(_args(variant="coinche", partner="ppo_coinche"), ["q"])[1]
