@@ -28,7 +28,9 @@ def variant_path(name_or_path: str | Path) -> Path:
     if not isinstance(name_or_path, (str, Path)):
         raise VariantError(f"a variant is a shipped name, a YAML path or a Variant, got {short_repr(name_or_path)}")
     p = Path(name_or_path)
-    if p.suffix in (".yaml", ".yml") or p.exists():
+    if str(name_or_path).strip() and (p.suffix in (".yaml", ".yml") or p.exists()):
+        if p.is_dir():
+            raise VariantError(f"variant path {str(p)!r} is a folder; give a shipped name or a .yaml file")
         if not p.is_file():
             raise VariantError(f"variant file {str(p)!r} does not exist")
         return p

@@ -217,6 +217,10 @@ def test_unknown_variant_name():
     assert "belote_de_comptoir" in str(e.value) and "coinche" in str(e.value)
     with pytest.raises(VariantError, match="does not exist"):
         load_variant("/nonexistent/x.yaml")
+    with pytest.raises(VariantError, match="unknown variant ''"):
+        load_variant("")
+    with pytest.raises(VariantError, match="is a folder"):
+        load_variant(Path(__file__).parent)
 
 
 def test_overrides_from_code():
