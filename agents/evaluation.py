@@ -57,22 +57,33 @@ def log_eval(writer, results: dict, global_step: int) -> None:
         writer.add_scalar(f"eval/{tag}/deals_won", r["win_rate"], global_step)
 
 
-def evaluate_checkpoint(path: str, args, cli: dict) -> dict:
-    """``--evaluate``: a duplicate table of a saved agent against the opponents."""
+def evaluate_checkpoint(spec: str, args, cli: dict) -> dict:
+    """``--evaluate``: a duplicate table of a saved agent (a checkpoint path or a shipped agent's name) against
+    the opponents, on the variant given on the command line, else the one it was trained on. The JSON goes
+    beside a checkpoint, or for a shipped agent into the runs directory (never into the package)."""
+    from .pretrained import PRETRAINED_DIR, available, pretrained_path
+
+    path = pretrained_path(spec) if spec in available() else Path(spec)
     ckpt = load_checkpoint(path)
-    saved = ckpt.get("args", {})
-    variant_name = cli.get("variant", saved.get("variant", args.variant))
+    trained = ckpt.get("args", {}).get("variant") or (ckpt.get("trained") or {}).get("variant")
+    variant_name = cli.get("variant", trained or args.variant)
     torch.set_num_threads(args.torch_threads)
     agent = load_agent(path)
     pairs = args.final_eval_pairs or args.eval_pairs
     t0 = time.time()
     results = evaluate(agent, load_variant(variant_name), args.eval_opponents, pairs, args.eval_seed + 1,
                        progress=args.progress)
-    print(format_table(results, f"Duplicate evaluation of {path} ({variant_name}, {pairs} pairs per opponent, "
+    print(format_table(results, f"Duplicate evaluation of {spec} ({variant_name}, {pairs} pairs per opponent, "
                                 f"seed {args.eval_seed + 1}, {time.time() - t0:.0f} s):"))
     summary = {"checkpoint": str(path), "variant": variant_name, "pairs": pairs, "seed": args.eval_seed + 1,
                "update": ckpt.get("update"), "global_step": ckpt.get("global_step"), "results": results}
-    Path(str(path) + ".eval.json").write_text(json.dumps(summary, indent=2))
+    if path.resolve().parent == PRETRAINED_DIR:
+        out = Path(args.runs_dir) / f"{path.stem}.eval.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+    else:
+        out = Path(str(path) + ".eval.json")
+    out.write_text(json.dumps(summary, indent=2))
+    print(f"wrote {out}")
     return summary
 
 

@@ -163,8 +163,10 @@ def train_parser(cls) -> argparse.ArgumentParser:
     p = build_parser(cls, "Train a Belote agent by self-play PPO. Options: dataclass defaults < --config YAML < "
                           "command line.")
     p.add_argument("--resume", action="store_true", help="continue the latest checkpoint of the run")
-    p.add_argument("--evaluate", metavar="CHECKPOINT", help="only evaluate a checkpoint: final_eval_pairs duplicate "
-                   "pairs against each of eval_opponents; print the table and write <checkpoint>.eval.json")
+    p.add_argument("--evaluate", metavar="CHECKPOINT", help="only evaluate a checkpoint or a shipped agent "
+                   "(ppo_coinche...): final_eval_pairs duplicate pairs against each of eval_opponents, on --variant "
+                   "or the variant it was trained on; print the table and write <checkpoint>.eval.json (a shipped "
+                   "agent's: <runs_dir>/<name>.eval.json)")
     p.add_argument("--plot", metavar="RUN_DIR", help="only export the training curves of a run directory as PNG")
     p.add_argument("--plot-out", metavar="PNG", help="where --plot writes (default RUN_DIR/training_curves.png; "
                    "never over a file tracked by git)")

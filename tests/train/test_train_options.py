@@ -58,3 +58,18 @@ def test_cleanrl_tags_are_logged(tiny_run):
         assert tag in scalars, sorted(scalars)
     steps, lengths = scalars["charts/episodic_length"]
     assert (lengths > 30).all()  # a deal is about 40 actions
+
+
+def test_evaluate_takes_a_shipped_agent_on_its_own_variant_and_writes_outside_the_package(tmp_path, capsys):
+    from agents.pretrained import PRETRAINED_DIR
+
+    before = sorted(PRETRAINED_DIR.iterdir())
+    args, ns, cli = train.parse_args(["--evaluate", "ppo_contree", "--final-eval-pairs", "2", "--eval-opponents",
+                                      "random", "--runs-dir", str(tmp_path), "--no-progress"])
+    summary = train.evaluate_checkpoint(ns.evaluate, args, cli)
+    assert summary["variant"] == "contree" and summary["pairs"] == 2
+    assert (tmp_path / "ppo_contree.eval.json").is_file()
+    assert sorted(PRETRAINED_DIR.iterdir()) == before
+    args, ns, cli = train.parse_args(["--evaluate", "ppo_contree", "--variant", "coinche", "--final-eval-pairs", "2",
+                                      "--eval-opponents", "random", "--runs-dir", str(tmp_path), "--no-progress"])
+    assert train.evaluate_checkpoint(ns.evaluate, args, cli)["variant"] == "coinche"  # the command line wins
