@@ -184,7 +184,8 @@ def warm_start(args, variant, net, agent, tables, writer, optimizer, eval_on: bo
         ckpt, path = init_checkpoint(args.init_from, args.hidden_sizes, args.activation)
         net.load_state_dict({k: t.float() for k, t in ckpt["model"].items()})  # shipped weights are half precision
         trained = (ckpt.get("trained") or ckpt).get("global_step", "?")
-        print(f"init_from: the network of {path} ({trained} steps of training)"
+        print(f"init_from: the network of {path} (global_step {trained} in the run that wrote it; a shipped "
+              f"agent's card gives all its stages)"
               + ("; the central critic starts untrained" if critic is not None else ""))
         label = "after init_from"
     else:

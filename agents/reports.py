@@ -51,9 +51,13 @@ def stronger_first(matches: list[MatchResult], ratings) -> list[MatchResult]:
     return sorted(out, key=lambda m: (rank[m.agent_a], rank[m.agent_b]))
 
 
-def _no_nan(d: dict) -> dict:
-    """NaN (undefined rate or interval) becomes null, so the JSON is standard."""
-    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in d.items()}
+def _no_nan(d):
+    """NaN (undefined rate or interval) becomes null, so the JSON is standard; through nested dicts and lists."""
+    if isinstance(d, dict):
+        return {k: _no_nan(v) for k, v in d.items()}
+    if isinstance(d, (list, tuple)):
+        return [_no_nan(v) for v in d]
+    return None if isinstance(d, float) and math.isnan(d) else d
 
 
 def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], ratings, command: str,

@@ -76,3 +76,11 @@ def test_a_shipped_agent_on_another_variant_is_noted(capsys):
     err = capsys.readouterr().err
     assert err.count("note: ppo_coinche was trained on coinche; it plays belote_classique here") == 1
     assert "plays coinche" not in err
+
+
+def test_reports_json_has_no_nan():
+    from agents.reports import _no_nan
+
+    nan = float("nan")
+    assert _no_nan({"a": nan, "b": [1.0, nan, {"c": nan}], "d": (nan,)}) == {"a": None, "b": [1.0, None, {"c": None}],
+                                                                            "d": [None]}
