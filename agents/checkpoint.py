@@ -164,9 +164,9 @@ def init_checkpoint(spec: str, hidden_sizes, activation: str) -> tuple[dict, Pat
     """The checkpoint dictionary and path named by ``init_from`` (a checkpoint path or a shipped agent's name,
     ``ppo_coinche``), checked to hold a network of ``hidden_sizes`` and ``activation``; ConfigError otherwise."""
     from .options import ConfigError
-    from .pretrained import available, pretrained_path
+    from .pretrained import available, weights_path
 
-    path = pretrained_path(spec) if spec in available() else Path(spec)
+    path = weights_path(spec)
     if not path.is_file():
         raise ConfigError(f"option 'init_from': {spec!r} is neither a checkpoint file nor a shipped agent "
                           f"({', '.join(available()) or 'none shipped'})")

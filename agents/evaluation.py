@@ -62,9 +62,9 @@ def evaluate_checkpoint(spec: str, args, cli: dict) -> dict:
     """``--evaluate``: a duplicate table of a saved agent (a checkpoint path or a shipped agent's name) against
     the opponents, on the variant given on the command line, else the one it was trained on. The JSON goes
     beside a checkpoint, or for a shipped agent into the runs directory (never into the package)."""
-    from .pretrained import PRETRAINED_DIR, available, pretrained_path
+    from .pretrained import PRETRAINED_DIR, weights_path
 
-    path = pretrained_path(spec) if spec in available() else Path(spec)
+    path = weights_path(spec)
     ckpt = load_checkpoint(path)
     trained = ckpt.get("args", {}).get("variant") or (ckpt.get("trained") or {}).get("variant")
     variant_name = cli.get("variant", trained or args.variant)

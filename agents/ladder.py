@@ -92,9 +92,9 @@ def agent_digest(spec: str) -> str | None:
     """SHA-256 of the weights file behind a trained agent or a checkpoint spec (None for other agents):
     a cached match whose agent's weights have changed is played again."""
     from . import is_checkpoint_spec
-    from .pretrained import available, pretrained_path
+    from .pretrained import available, weights_path
 
-    path = pretrained_path(spec) if spec in available() else Path(spec) if is_checkpoint_spec(spec) else None
+    path = weights_path(spec) if spec in available() or is_checkpoint_spec(spec) else None
     if path is None or not path.is_file():
         return None
     return hashlib.sha256(path.read_bytes()).hexdigest()

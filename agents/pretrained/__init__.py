@@ -31,6 +31,11 @@ def pretrained_path(name: str) -> Path:
     return PRETRAINED_DIR / f"{name}.pt"
 
 
+def weights_path(spec: str) -> Path:
+    """The weights file a spec names: a shipped agent's (``ppo_coinche``), else the spec read as a path."""
+    return pretrained_path(spec) if spec in available() else Path(spec)
+
+
 def pretrained_variant(name: str) -> str | None:
     """The variant the shipped agent ``name`` was trained on: the ``trained.variant`` its weights file
     records (written by :func:`export_pretrained`), else, without torch, the ``**Variant**: `...```
@@ -136,4 +141,4 @@ def main(argv=None) -> int:
 
 
 __all__ = ["MAX_BYTES", "PRETRAINED_DIR", "available", "export_pretrained", "load_pretrained", "pretrained_path",
-           "pretrained_variant", "variant_notes"]
+           "pretrained_variant", "variant_notes", "weights_path"]
