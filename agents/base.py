@@ -51,5 +51,15 @@ class Agent:
         ``agents.streams``). Deterministic agents need not take seeds."""
         return [self.act(o, m, i) for o, m, i in zip(observations, action_masks, infos)]
 
+    def act_rows(self, params: np.ndarray, rows: np.ndarray):
+        """Optional: a kernel copy of :meth:`act` for many tables of the batched engine at once.
+
+        ``rows``: int64 info rows (``VectorEnv.info_rows``: each table's row with every card its seat to act
+        may not know cleared); ``params``: the variant's switches (``VectorEnv.params``). Returns one action
+        per row, exactly what :meth:`act` returns on those tables' ``InfoState`` (which the copy's tests must
+        show), or None where there is no copy: the play loop then builds the ``InfoState`` of each table and
+        calls :meth:`act_batch`. Only rule-based agents without randomness have one (``heuristic``)."""
+        return None
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"

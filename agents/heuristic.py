@@ -33,6 +33,8 @@ its cheapest card when it cannot win.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from belote_env.rules.actions import (
@@ -204,6 +206,15 @@ class HeuristicAgent(Agent):
         if a not in legal:  # every branch picks from legal: reaching this is a bug to report, not to hide
             raise RuntimeError(f"heuristic chose {a!r}, not legal in {legal}; please report this position")
         return a
+
+    def act_rows(self, params: np.ndarray, rows: np.ndarray):
+        """:meth:`act` at many engine tables at once, by its kernel copy (:mod:`agents.heuristic_kernels`,
+        tested equal); None for subclasses, which may change the decisions."""
+        if type(self) is not HeuristicAgent:
+            return None
+        out = np.empty(len(rows), dtype=np.int64)
+        kernels().act_rows(params, rows, out)
+        return out
 
     # ------------------------------------------------------------------ bidding
 
@@ -444,6 +455,22 @@ class HeuristicAgent(Agent):
                         points[c], -suit_cards, strength[c])
             return min(plain, key=lead_key)
         return min(legal, key=lambda c: strength[c]) if not taking else max(legal, key=lambda c: strength[c])
+
+
+_kernels = None
+
+
+def kernels():
+    """:mod:`agents.heuristic_kernels`, compiled on first use and cached with the engine's kernels (its digest
+    covers this file, whose constants the kernels freeze)."""
+    global _kernels
+    if _kernels is None:
+        from belote_env.fast import import_cached
+
+        here = Path(__file__).resolve().parent
+        _kernels = import_cached("agents.heuristic_kernels", "numba-heuristic", here / "heuristic.py",
+                                 here / "heuristic_kernels.py")
+    return _kernels
 
 
 def _voids(deal, trump: int) -> list[int]:

@@ -91,11 +91,15 @@ class Runner:
     def _ask(self, agent: Agent, idx: np.ndarray, obs, mask, seat, seeds=None) -> np.ndarray:
         venv = self.venv
         m = mask[idx].view(np.int8)
-        infos = [venv.info_state(int(i)) for i in idx] if agent.needs_info else [None] * len(idx)
-        if seeds is not None and agent.takes_seeds:
-            got = agent.act_batch(obs[idx], m, infos, seeds=seeds[idx])
-        else:
-            got = agent.act_batch(obs[idx], m, infos)
+        got = None
+        if agent.needs_info and type(agent).act_rows is not Agent.act_rows:  # a kernel copy of the agent
+            got = agent.act_rows(venv.params, venv.info_rows(idx))
+        if got is None:
+            infos = [venv.info_state(int(i)) for i in idx] if agent.needs_info else [None] * len(idx)
+            if seeds is not None and agent.takes_seeds:
+                got = agent.act_batch(obs[idx], m, infos, seeds=seeds[idx])
+            else:
+                got = agent.act_batch(obs[idx], m, infos)
         try:
             acts = np.asarray(got, dtype=np.int64).reshape(-1)
             if len(acts) != len(idx):

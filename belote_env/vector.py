@@ -361,6 +361,26 @@ class VectorEnv:
             (row[k.SCORE], row[k.SCORE + 1]), self.variant.target,
         )
 
+    def info_rows(self, tables) -> np.ndarray:
+        """What the seat to act knows at each of ``tables``, in the engine's own layout: int64
+        ``[len(tables), NUM_COLUMNS]`` copies of the tables' rows with every hidden card cleared (other
+        seats' hands, the stock, declarations not yet public; ``belote_env.fast.kernels.info_rows``).
+        The input of kernel copies of rule-based agents (``Agent.act_rows``), which then cannot read another
+        seat's cards either; :meth:`info_state` is the same knowledge as a rules-core record."""
+        if not self._ready:
+            raise VectorEnvError("call reset() before info_rows()")
+        t = np.asarray(tables, dtype=np.int64).reshape(-1)
+        if len(t) and (t.min() < 0 or t.max() >= self.num_tables):
+            raise VectorEnvError(f"tables must be in 0..{self.num_tables - 1}")
+        out = np.empty((len(t), self._S.shape[1]), dtype=np.int64)
+        self._k.info_rows(self._S, t, out)
+        return out
+
+    @property
+    def params(self) -> np.ndarray:
+        """The variant's switches as the kernels read them (``belote_env.fast.tables.variant_params``; a copy)."""
+        return self._params.copy()
+
     def _legal_list(self, t: int) -> list[int]:
         """The legal actions of table ``t``'s seat to act, ascending, from the kernels' bit words."""
         k = self._k

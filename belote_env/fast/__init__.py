@@ -34,12 +34,15 @@ from ..variants import load_variant
 OUTCOMES = tuple(Outcome)  # made, failed, litige, redeal: the order of the kernels' outcome codes
 
 
-def _source_digest() -> str:
-    """A digest of every source the kernels are compiled from: this package, the rules core (constant
-    tables are built from it), the observation layout and the rewards."""
+ENGINE_SOURCES = ("fast/*.py", "rules/*.py", "observation.py", "rewards.py")  # under belote_env/
+
+
+def source_digest(*extra: Path) -> str:
+    """A digest of every source the engine's kernels are compiled from (this package, the rules core, whose
+    constant tables they freeze, the observation layout and the rewards), plus the files ``extra``."""
     root = Path(__file__).resolve().parent.parent
-    files = sorted([*root.joinpath("fast").glob("*.py"), *root.joinpath("rules").glob("*.py"),
-                    root / "observation.py", root / "rewards.py"])
+    files = sorted({f for pattern in ENGINE_SOURCES for f in root.glob(pattern)} | {Path(e) for e in extra},
+                   key=lambda f: (f.name, str(f)))
     h = hashlib.sha1()
     for f in files:
         h.update(f.name.encode())
@@ -47,17 +50,16 @@ def _source_digest() -> str:
     return h.hexdigest()[:16]
 
 
-def _cache_dir() -> str:
-    """Where the compiled kernels are cached: one folder per source digest. numba checks only the
-    timestamp of the file that defines a kernel; the kernels also read constants of other modules
-    (tables.py, the rules core), so a change there must not reuse a stale compilation."""
-    digest = _source_digest()
+def _cache_dir(tag: str, digest: str) -> str:
+    """A writable folder for numba's cache named after ``tag`` and ``digest``: numba checks only the
+    timestamp of the file that defines a kernel, and kernels read constants of other modules (tables.py,
+    the rules core), so a change there must not reuse a stale compilation. '' when none is writable."""
     bases = [os.environ.get("NUMBA_CACHE_DIR"), Path(__file__).resolve().parent / "__pycache__",
              Path.home() / ".cache" / "belote_env"]
     for base in bases:
         if not base:
             continue
-        path = Path(base) / f"numba-{digest}"
+        path = Path(base) / f"{tag}-{digest}"
         try:
             path.mkdir(parents=True, exist_ok=True)
             probe = path / f".probe-{os.getpid()}"
@@ -69,20 +71,24 @@ def _cache_dir() -> str:
     return ""
 
 
-def _import_kernels():
-    """Import the kernel modules with numba's cache pointed at :func:`_cache_dir` (restored afterwards,
-    so other numba code in the process keeps its own setting)."""
+def import_cached(module: str, tag: str, *extra: Path):
+    """Import the numba module ``module`` (a dotted name) with numba's cache in a folder named after ``tag`` and
+    :func:`source_digest` of the engine's sources plus ``extra`` (the module's own file and whatever it reads
+    constants from), restoring numba's setting afterwards so other numba code keeps its own."""
+    import importlib
+
     import numba
 
     previous = numba.config.CACHE_DIR
-    numba.config.CACHE_DIR = _cache_dir() or previous
+    numba.config.CACHE_DIR = _cache_dir(tag, source_digest(*extra)) or previous
     try:
-        from . import kernels, mt  # noqa: F401
+        return importlib.import_module(module)
     finally:
         numba.config.CACHE_DIR = previous
 
 
-_import_kernels()
+import_cached(f"{__name__}.kernels", "numba")
+import_cached(f"{__name__}.mt", "numba")
 
 
 def rollout(variant: str | Variant = "coinche", num_deals: int = 100_000, seed: int = 0, **overrides):

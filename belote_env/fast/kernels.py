@@ -1032,6 +1032,35 @@ def check_actions(S, actions):
     return -1
 
 
+@njit(cache=True)
+def info_rows(S, tables, out):
+    """``out[j]``: row ``tables[j]`` of S with what its seat to act may not know cleared (other seats' cards
+    now and as dealt, their belote pairs, the stock; the declarations until the first trick is complete, then
+    those of the team that does not score them): the engine-layout twin of ``VectorEnv.info_state``, read by
+    kernel copies of rule-based agents."""
+    for j in range(tables.shape[0]):
+        row = S[tables[j]]
+        o = out[j]
+        o[:] = row
+        seat = row[SEAT]
+        for s in range(4):
+            if s != seat:
+                o[HAND + s] = 0
+                o[INITIAL + s] = 0
+                o[BELOTE_CARDS + s] = 0
+        for k in range(11):
+            o[STOCK + k] = 0
+        team = row[DECL_TEAM]
+        for s in range(4):
+            if row[NTRICKS] == 0 or s & 1 != team:
+                o[DECL_CARDS + s] = 0
+        for k in range(2):
+            if row[NTRICKS] == 0 or k != team:
+                o[DECL_POINTS + k] = 0
+        if row[NTRICKS] == 0:
+            o[DECL_TEAM] = -1
+
+
 @njit(cache=True, inline="always")
 def _observe_table(V, row, t, obs, mask, seat_out):
     legal_words(V, row)

@@ -21,8 +21,6 @@ like ``belote_env.fast``'s).
 
 from __future__ import annotations
 
-import hashlib
-import os
 from pathlib import Path
 
 import numpy as np
@@ -30,44 +28,15 @@ import numpy as np
 _dd = None
 
 
-def _source_digest() -> str:
-    root = Path(__file__).resolve().parent.parent
-    files = sorted([*root.joinpath("search").glob("*.py"), *root.joinpath("fast").glob("*.py"),
-                    *root.joinpath("rules").glob("*.py"), root / "observation.py", root / "rewards.py"])
-    h = hashlib.sha1()
-    for f in files:
-        h.update(f.name.encode())
-        h.update(f.read_bytes())
-    return h.hexdigest()[:16]
-
-
 def kernels():
     """The :mod:`.dd` kernel module, imported with numba's cache in a folder named after the sources' digest
-    (numba checks only the defining file's timestamp; the kernels freeze constants of other modules)."""
+    (``belote_env.fast.import_cached``: numba checks only the defining file's timestamp; the kernels freeze
+    constants of other modules)."""
     global _dd
     if _dd is None:
-        import numba
+        from ..fast import import_cached
 
-        from ..fast import _cache_dir  # noqa: F401  (imports the fast kernels' module first)
-
-        previous = numba.config.CACHE_DIR
-        digest = _source_digest()
-        for base in (os.environ.get("NUMBA_CACHE_DIR"), Path(__file__).resolve().parent / "__pycache__",
-                     Path.home() / ".cache" / "belote_env"):
-            if not base:
-                continue
-            path = Path(base) / f"numba-search-{digest}"
-            try:
-                path.mkdir(parents=True, exist_ok=True)
-                numba.config.CACHE_DIR = str(path)
-                break
-            except OSError:
-                continue
-        try:
-            from . import dd
-        finally:
-            numba.config.CACHE_DIR = previous
-        _dd = dd
+        _dd = import_cached(f"{__name__}.dd", "numba-search", *Path(__file__).resolve().parent.glob("*.py"))
     return _dd
 
 
