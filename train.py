@@ -45,8 +45,8 @@ from agents.collection import Tables
 from agents.critic import HIDDEN_SIZE, CentralCritic, critic_state, hidden_features, load_critic
 from agents.evaluation import (evaluate_checkpoint, final_evaluation, log_hyperparameters, log_update,
                                 periodic_evaluation, progress_figures)
-from agents.neural import (MIN_ROWS, Learner, NeuralAgent, PolicyValueNet, SparseObs, adam, build_net, padded_rows,
-                           policy_terms, sample_actions)
+from agents.neural import (MIN_ROWS, Learner, NeuralAgent, PolicyValueNet, SparseObs, adam, build_net, one_thread,
+                           padded_rows, policy_terms, sample_actions)
 from agents.options import ConfigError, fields_of
 from agents.pool import OpponentPool
 from agents.plots import plot_run, read_scalars  # noqa: F401  (train.read_scalars for scripts)
@@ -64,7 +64,8 @@ class Args:
     run_name: str = field(default="", metadata={"help": "directory name under runs_dir; default '<exp_name>_s<seed>'"})
     runs_dir: str = field(default="runs", metadata={"help": "where run directories (TensorBoard logs, checkpoints) go"})
     seed: int = field(default=1, metadata={"help": "seed of every RNG of the run"})
-    torch_threads: int = field(default=1, metadata={"help": "torch.set_num_threads; keep 1-2 on a small machine"})
+    torch_threads: int = field(default=1, metadata={"help": "torch threads of the update and evaluations (collection "
+                                                    "runs on one); keep 1-2 on a small machine"})
     device: str = field(default="cpu", metadata={
         "help": "where the PPO update runs: cpu, cuda, cuda:N, or auto (cuda when there is one); collection and "
                 "evaluation always play on a CPU copy"})
@@ -172,6 +173,7 @@ class Rollout:
         self.size = 0
 
 
+@one_thread  # row-invariant forward passes (a run equals its Ray twin) whatever torch_threads gives the update
 @torch.no_grad()
 def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, stats: dict,
             timing: dict | None = None, critic: CentralCritic | None = None) -> None:

@@ -23,6 +23,7 @@ what was expected.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from pathlib import Path
 
@@ -194,8 +195,9 @@ class PolicyValueNet(nn.Module):
         rows more (16 for batches under 16). ``n``: the batch is the first ``n`` rows of ``obs`` and ``mask``;
         when they hold ``padded_rows(n)`` rows, the rows after the batch pad it as they are (whatever they
         hold: a product's rows never mix), without a copy (collection's rollout buffer has room for them).
-        Otherwise the batch is copied to a scratch tensor and padded with zeros. With several torch
-        threads the first layer's sums still depend on the batch size."""
+        Otherwise the batch is copied to a scratch tensor and padded with zeros. This is measured with one torch
+        thread; with several, how a product is split among them may depend on the batch size (it did not on the
+        AMD EPYC machine of 2026-12-01, up to 3,000 rows), so collection runs on one (:func:`one_thread`)."""
         n = obs.shape[0] if n is None else n
         k = padded_rows(n)
         if obs.shape[0] >= k and mask.shape[0] >= k:
@@ -223,6 +225,23 @@ class PolicyValueNet(nn.Module):
 
 
 ROW_MULTIPLE, MIN_ROWS = 8, 16
+
+
+def one_thread(fn):
+    """``fn`` run with one torch thread, the caller's count restored afterwards: ``train.collect`` (decorated)
+    stays row-invariant (:meth:`PolicyValueNet.forward_rows`), so a run equals its Ray twin whatever
+    ``torch_threads`` gives the PPO update and the evaluations."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        threads = torch.get_num_threads()
+        if threads == 1:
+            return fn(*args, **kwargs)
+        torch.set_num_threads(1)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            torch.set_num_threads(threads)
+    return wrapper
 
 
 def padded_rows(n: int) -> int:

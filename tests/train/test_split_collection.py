@@ -74,3 +74,32 @@ def test_forward_rows_does_not_depend_on_the_batch(one_thread):
         for i in range(lo, hi, 5):
             assert torch.equal(logits[i - lo], alone[i][0][0]) and torch.equal(value[i - lo], alone[i][1][0])
         assert torch.equal(net.value_rows(x[lo:hi]), value)
+
+
+def test_collection_runs_on_one_thread_whatever_the_update_uses():
+    """torch_threads > 1 speeds the PPO update; collection still runs on one thread (train.collect is wrapped in
+    agents.neural.one_thread), where forward_rows is row-invariant, so the split still equals the whole."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        torch.manual_seed(0)
+        net = train.PolicyValueNet(hidden_sizes=[32])
+        net.eval()
+        seen = []
+        forward_rows = net.forward_rows
+
+        def spy(*args, **kwargs):
+            seen.append(torch.get_num_threads())
+            return forward_rows(*args, **kwargs)
+
+        net.forward_rows = spy
+        whole = _collect(range(12), net, {"heuristic": 0.5})
+        halves = [_collect(range(0, 5), net, {"heuristic": 0.5}), _collect(range(5, 12), net, {"heuristic": 0.5})]
+        assert seen and set(seen) == {1} and torch.get_num_threads() == 2
+        merged = train.Rollout(12 * STEPS)
+        merge_rollouts([pack_rollout(h[0][0], h[0][0].size) for h in halves], merged)
+        n = whole[0][0].size
+        for name in BUFFER_FIELDS:
+            assert np.array_equal(getattr(merged, name)[:n], getattr(whole[0][0], name)[:n]), name
+    finally:
+        torch.set_num_threads(threads)

@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 import torch
 
 from conftest import kill_after_first_checkpoint, run_train
@@ -15,16 +16,20 @@ def _weights(path):
     return torch.load(path, weights_only=True)["model"]
 
 
-def test_killed_run_resumes_where_it_left_off(tmp_path):
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_killed_run_resumes_where_it_left_off(tmp_path, threads):
+    """Also with two torch threads: the update then runs on both, collection on one (train.collect)."""
     import train
+
+    options = OPTIONS + ["--torch-threads", threads]
 
     runs = tmp_path / "runs"
     ckpt_dir = runs / "cut" / "checkpoints"
-    killed_at = kill_after_first_checkpoint(OPTIONS, runs, "cut")
+    killed_at = kill_after_first_checkpoint(options, runs, "cut")
     assert killed_at["update"] < 12, "the run finished before it could be killed; make it longer"
     steps_before = train.read_scalars(runs / "cut")["losses/entropy"][0].tolist()
 
-    run_train(*OPTIONS, "--runs-dir", str(runs), "--run-name", "cut", "--resume")
+    run_train(*options, "--runs-dir", str(runs), "--run-name", "cut", "--resume")
     final = torch.load(ckpt_dir / "latest.pt", weights_only=True)
     assert final["update"] == 12 and final["global_step"] == 12 * 512
     assert json.loads((runs / "cut" / "final_eval.json").read_text())["global_step"] == 12 * 512
@@ -34,15 +39,13 @@ def test_killed_run_resumes_where_it_left_off(tmp_path):
     assert set(steps_before) <= set(steps)
 
     # exact continuation: the same weights as a run that was never interrupted
-    run_train(*OPTIONS, "--runs-dir", str(runs), "--run-name", "whole")
+    run_train(*options, "--runs-dir", str(runs), "--run-name", "whole")
     whole = _weights(runs / "whole" / "checkpoints" / "latest.pt")
     for name, tensor in whole.items():
         assert torch.equal(tensor, final["model"][name]), f"{name} differs after resume"
 
 
 def test_resume_without_checkpoint_and_restart_over_one_are_refused(tmp_path):
-    import pytest
-
     import train
 
     args, _, _ = train.parse_args([*OPTIONS, "--runs-dir", str(tmp_path), "--run-name", "r"])
@@ -56,8 +59,6 @@ def test_resume_without_checkpoint_and_restart_over_one_are_refused(tmp_path):
 
 
 def test_resume_refuses_a_different_network_or_batch(tmp_path):
-    import pytest
-
     import train
 
     base = ["--config", "configs/train/tiny.yaml", "--total-timesteps", "512", "--eval-every", "0",
