@@ -12,7 +12,7 @@ import torch
 from belote_env.variants import load_variant
 
 from .neural import load_agent, load_checkpoint
-from .reports import _no_nan
+from .reports import no_nan
 
 
 def evaluate(agent, variant, opponents: list[str], pairs: int, seed: int, progress: bool = False) -> dict:
@@ -83,7 +83,7 @@ def evaluate_checkpoint(spec: str, args, cli: dict) -> dict:
         out.parent.mkdir(parents=True, exist_ok=True)
     else:
         out = Path(str(path) + ".eval.json")
-    out.write_text(json.dumps(_no_nan(summary), indent=2, allow_nan=False))
+    out.write_text(json.dumps(no_nan(summary), indent=2, allow_nan=False))
     print(f"wrote {out}")
     return summary
 
@@ -134,7 +134,7 @@ def final_evaluation(agent, variant, args, writer, update: int, global_step: int
                "wall_s": wall, "stopped_early": stopped_early, "checkpoint": str(checkpoint),
                "eval_seed": args.eval_seed + 1, "results": final}
     (Path(args.runs_dir) / args.run_name / "final_eval.json").write_text(
-        json.dumps(_no_nan(summary), indent=2, allow_nan=False))
+        json.dumps(no_nan(summary), indent=2, allow_nan=False))
     print(f"run {args.run_name}: {update} updates, {global_step} steps, {wall / 60:.1f} min; checkpoint {checkpoint}")
     return summary
 

@@ -41,7 +41,7 @@ from belote_env.rules.errors import BeloteError
 
 from .match import CHUNK_PAIRS, MatchResult, _run_chunk
 from .options import CommandParser, check_writable, nonnegative_int, positive_int
-from .reports import _md_table, _no_nan, _text_table, rating_rows, stronger_first, write_reports
+from .reports import _md_table, no_nan, _text_table, rating_rows, stronger_first, write_reports
 
 FAMILIES = ("belote_classique", "coinche", "contree", "cobrecaf_81")
 BASE_AGENTS = ("random", "heuristic", "pimc")
@@ -184,7 +184,7 @@ class MatchCache:
     def remember(self, result: MatchResult) -> None:
         """Keep the summary of a complete match in the file, for readers of the cache."""
         key = f"seed={result.seed} pairs={result.pairs}"
-        summary = _no_nan(result.to_dict())
+        summary = no_nan(result.to_dict())
         if self.results.get(key) != summary:
             self.results[key] = summary
             self.save()
@@ -374,6 +374,12 @@ def _rel(path: Path, start: Path) -> str:
     return Path(os.path.relpath(Path(path).resolve(), Path(start).resolve())).as_posix()
 
 
+def _from_repo(path: Path) -> str:
+    """``path`` as a command run from the repository's root names it (absolute when outside the repository)."""
+    path = Path(path).resolve()
+    return path.relative_to(REPO.resolve()).as_posix() if path.is_relative_to(REPO.resolve()) else path.as_posix()
+
+
 def _cell(r) -> str:
     return f"{r.rating:+.0f} [{r.low:+.0f}, {r.high:+.0f}]" if not math.isnan(r.low) else f"{r.rating:+.0f}"
 
@@ -451,7 +457,7 @@ def results_page(results: list[FamilyResult], command: str, docs_path: Path, cac
         + (DEFAULT_LINEUP if agents is None else "the agents given by `--agents`: "
            + ", ".join(f"`{a}`" for a in agents) + f" (`{PRETRAINED}`: the family's shipped trained agents)")
         + ". The command caches every chunk of 128 pairs as it is played "
-        f"(`{_rel(cache_dir, where)}/<family>/<A>__<B>.json`: per-pair outcomes, seed, agent specs) and replays "
+        f"(`{_from_repo(cache_dir)}/<family>/<A>__<B>.json`: per-pair outcomes, seed, agent specs) and replays "
         "nothing already cached, so it can be run in pieces (`--max-minutes 7`, rerun until it exits with status 0; "
         "`-j 2` spreads the chunks over two processes with the same results); `--dry-run` lists what is left. "
         f"Play took {seconds / 60:.1f} minutes in all, summed over chunks (one core each).",

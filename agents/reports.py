@@ -51,12 +51,12 @@ def stronger_first(matches: list[MatchResult], ratings) -> list[MatchResult]:
     return sorted(out, key=lambda m: (rank[m.agent_a], rank[m.agent_b]))
 
 
-def _no_nan(d):
+def no_nan(d):
     """NaN (undefined rate or interval) becomes null, so the JSON is standard; through nested dicts and lists."""
     if isinstance(d, dict):
-        return {k: _no_nan(v) for k, v in d.items()}
+        return {k: no_nan(v) for k, v in d.items()}
     if isinstance(d, (list, tuple)):
-        return [_no_nan(v) for v in d]
+        return [no_nan(v) for v in d]
     return None if isinstance(d, float) and math.isnan(d) else d
 
 
@@ -104,7 +104,7 @@ def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], 
         w.writeheader()
         w.writerows(r.to_dict() for r in ratings)
     payload = {"variant": variant_name, "seed": seed, "games": games, "command": command,
-               "ratings": [_no_nan(r.to_dict()) for r in ratings], "matches": [_no_nan(m.to_dict()) for m in matches]}
+               "ratings": [no_nan(r.to_dict()) for r in ratings], "matches": [no_nan(m.to_dict()) for m in matches]}
     paths["json"].write_text(json.dumps(payload, indent=2, allow_nan=False))
     if can_plot:
         plot_ratings(ratings, paths["png"], f"{variant_name}: {pairs} duplicate pairs per match")

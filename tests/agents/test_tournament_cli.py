@@ -79,8 +79,8 @@ def test_a_shipped_agent_on_another_variant_is_noted(capsys):
 
 
 def test_reports_json_has_no_nan():
-    from agents.reports import _no_nan
+    from agents.reports import no_nan
 
     nan = float("nan")
-    assert _no_nan({"a": nan, "b": [1.0, nan, {"c": nan}], "d": (nan,)}) == {"a": None, "b": [1.0, None, {"c": None}],
+    assert no_nan({"a": nan, "b": [1.0, nan, {"c": nan}], "d": (nan,)}) == {"a": None, "b": [1.0, None, {"c": None}],
                                                                             "d": [None]}
