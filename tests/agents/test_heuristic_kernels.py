@@ -12,10 +12,10 @@ from belote_env.variants import variant_names
 from belote_env.vector import VectorEnv, VectorEnvError
 
 
-def _walk(name, episode, tables=64, steps=300, seed=3, explore=0.3):
+def _walk(name, episode, tables=64, steps=300, seed=3, explore=0.3, **overrides):
     """Seeded tables where the heuristic acts, with a random legal action instead at ``explore`` of the
     decisions (so positions leave the heuristic's own lines); yields the env before every step."""
-    venv = VectorEnv(name, tables, seed=seed, episode=episode)
+    venv = VectorEnv(name, tables, seed=seed, episode=episode, **overrides)
     _, mask, _ = venv.reset()
     rng = np.random.default_rng(seed)
     agent = HeuristicAgent()
@@ -29,11 +29,11 @@ def _walk(name, episode, tables=64, steps=300, seed=3, explore=0.3):
 
 @pytest.mark.parametrize("episode", ["deal", "game"])
 @pytest.mark.parametrize("name", variant_names())
-def test_kernel_copy_decides_as_act(name, episode):
+def test_kernel_copy_decides_as_act(name, episode, overrides=None):
     """Every decision of the walk, bidding and play (19,200 per variant and episode kind)."""
     agent = HeuristicAgent()
     phases = set()
-    for venv in _walk(name, episode):
+    for venv in _walk(name, episode, **(overrides or {})):
         idx = np.arange(venv.num_tables)
         fast = agent.act_rows(venv.params, venv.info_rows(idx))
         for t in idx:
@@ -41,6 +41,17 @@ def test_kernel_copy_decides_as_act(name, episode):
             phases.add(info.phase)
             assert fast[t] == agent.act(None, None, info), (name, int(t), info)
     assert phases >= {"bidding", "play"}
+
+
+@pytest.mark.parametrize("name, overrides", [
+    ("coinche", {"rules": "officielles", "overtrump_partner": True, "undertrump": True}),
+    ("coinche", {"no_trump": False, "generale": True}),
+    ("belote_classique", {"declarations": False, "all_trump": False}),
+    ("cobrecaf_81", {"rules": "officielles", "no_trump": False, "all_trump": False}),
+])
+def test_kernel_copy_with_variant_overrides(name, overrides):
+    """Switches read by the copy from the variant's parameters (strains, points, play rules), not the files'."""
+    test_kernel_copy_decides_as_act(name, "deal", overrides)
 
 
 @pytest.mark.parametrize("name", ["coinche", "belote_classique", "cobrecaf_81"])
