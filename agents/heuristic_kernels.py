@@ -47,6 +47,10 @@ from belote_env.fast.kernels import (
     TURNUP,
     WIN_CARD,
     WIN_SEAT,
+    _popcount,
+    beats,
+    is_legal,
+    nth_legal,
 )
 from belote_env.fast.tables import (
     BID_VALUE,
@@ -63,7 +67,6 @@ from belote_env.fast.tables import (
     SCORING_COBRECAF,
     STRENGTH,
     SUIT_MASKS,
-    TRUMP_MASK,
 )
 from belote_env.rules.actions import BID, COINCHE, EN_FACE, EN_VOITURE, PASS, SURCOINCHE, TAKE
 from belote_env.rules.cards import JACK, NINE, NO_TRUMP
@@ -83,19 +86,10 @@ def _byte(hand, suit):
     return (hand >> (8 * suit)) & 0xFF
 
 
-@njit(cache=True, inline="always")
-def _count(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
-
-
 @njit(cache=True)
 def _trump_features(hand, trump, belote_counts):
     tr = _byte(hand, trump)
-    n = _count(tr)
+    n = _popcount(tr)
     v = 0.0
     if tr & _RJ:
         v += 22
@@ -114,7 +108,7 @@ def _trump_features(hand, trump, belote_counts):
         if o == trump:
             continue
         x = _byte(hand, o)
-        cnt = _count(x)
+        cnt = _popcount(x)
         if x & _RA:
             v += 13
             if x & _R10:
@@ -135,7 +129,7 @@ def _no_trump_features(hand, officielles):
     ace = 19 if officielles else 11
     for s in range(4):
         x = _byte(hand, s)
-        cnt = _count(x)
+        cnt = _popcount(x)
         if x & _RA:
             v += ace + 6
             if x & _R10:
@@ -155,7 +149,7 @@ def _all_trump_features(hand):
     v = 0.0
     for s in range(4):
         x = _byte(hand, s)
-        cnt = _count(x)
+        cnt = _popcount(x)
         if x & _RJ:
             v += 20
             if x & _R9:
@@ -194,7 +188,7 @@ def _defense(hand, strain):
             t += 11 * (x & _RA != 0) + 8 * (x & _RA != 0 and x & _R10 != 0)
         return float(t)
     tr = _byte(hand, strain)
-    n = _count(tr)
+    n = _popcount(tr)
     v = 0.0
     if tr & _RJ:
         v += 25
@@ -213,13 +207,6 @@ def _defense(hand, strain):
             if x & _R10:
                 v += 8
     return v
-
-
-@njit(cache=True, inline="always")
-def _is_legal(row, a):
-    if a < 64:
-        return (row[LEGAL_LO] >> a) & 1 == 1
-    return (row[LEGAL_HI] >> (a - 64)) & 1 == 1
 
 
 @njit(cache=True, inline="always")
@@ -250,7 +237,7 @@ def _bid_auction(V, row):
     hand = row[HAND + seat]
     high, high_seat = row[HIGH], row[HIGH_SEAT]
     if row[LEVEL] > 1:
-        if _is_legal(row, SURCOINCHE) and high_seat == seat:
+        if is_legal(row, SURCOINCHE) and high_seat == seat:
             strain = (high - BID) % 6
             if _estimate(V, hand, strain) >= BID_VALUE[(high - BID) // 6] + 30:
                 return SURCOINCHE
@@ -268,7 +255,7 @@ def _bid_auction(V, row):
         tr = _byte(hand, high_strain) if high_strain < 4 else 0
         support = 0
         if high_strain < 4:
-            support += 10 * (tr & _RJ != 0) + 10 * (tr & _R9 != 0 and _count(tr) >= 2)
+            support += 10 * (tr & _RJ != 0) + 10 * (tr & _R9 != 0 and _popcount(tr) >= 2)
             for o in range(4):
                 if o != high_strain and _byte(hand, o) & _RA:
                     support += 10
@@ -283,18 +270,18 @@ def _bid_auction(V, row):
         raise_to = min(high_value + min(support - 10, 20), 160)
         if raise_to > high_value:
             a = _bid_action(raise_to, high_strain)
-            if _is_legal(row, a):
+            if is_legal(row, a):
                 return a
         if support <= 10 and own_value >= high_value + 20:
             a = _bid_action(own_value, best_s)
-            if _is_legal(row, a):
+            if is_legal(row, a):
                 return a
         return PASS
     if own_value >= 80 and own_value > high_value:
         a = _bid_action(own_value, best_s)
-        if _is_legal(row, a):
+        if is_legal(row, a):
             return a
-    if high >= 0 and _is_legal(row, COINCHE) and high_value <= 160:
+    if high >= 0 and is_legal(row, COINCHE) and high_value <= 160:
         ours = _defense(hand, high_strain) + 25
         if 162 - ours < high_value - 25:
             return COINCHE
@@ -322,9 +309,9 @@ def _bid_81(V, row):
     if high < 0 or (high_seat ^ seat) & 1:
         need = 96 if high < 0 else 104
         a = EN_VOITURE + best_s
-        if ests[best_s] >= need and _is_legal(row, a):
+        if ests[best_s] >= need and is_legal(row, a):
             return a
-    if high >= 0 and (high_seat ^ seat) & 1 and _is_legal(row, COINCHE):
+    if high >= 0 and (high_seat ^ seat) & 1 and is_legal(row, COINCHE):
         if high == EN_FACE:
             strain = up
         elif high >= EN_VOITURE:
@@ -335,14 +322,14 @@ def _bid_81(V, row):
             strain = high - TAKE
         if _defense(own, strain) + 25 > 100:
             return COINCHE
-    if high < 0 and _is_legal(row, EN_FACE):
+    if high < 0 and is_legal(row, EN_FACE):
         tr = _byte(own, up)
         rank = turnup & 7
         aces = 0
         for o in range(4):
             if o != up and _byte(own, o) & _RA:
                 aces += 1
-        if (rank == JACK or rank == NINE) and (tr & (_RJ | _R9) or _count(tr) >= 2) and aces >= 1 \
+        if (rank == JACK or rank == NINE) and (tr & (_RJ | _R9) or _popcount(tr) >= 2) and aces >= 1 \
                 and ests[up] >= 84:
             return EN_FACE
     return PASS
@@ -350,17 +337,10 @@ def _bid_81(V, row):
 
 # --------------------------------------------------------------------------- card play
 
-@njit(cache=True, inline="always")
-def _beats(strain, card, win):
-    if card >> 3 == win >> 3:
-        return STRENGTH[strain, card] > STRENGTH[strain, win]
-    return (TRUMP_MASK[strain] >> card) & 1 == 1
-
-
 @njit(cache=True)
-def _voids(row, strain, trump):
-    """Per seat, a 4-bit mask of suits that seat has shown it no longer holds (_voids)."""
-    voids = np.zeros(4, dtype=np.int64)
+def _voids(row, strain, trump, voids):
+    """``voids[s]``: a 4-bit mask of the suits seat ``s`` has shown it no longer holds (_voids)."""
+    voids[:] = 0
     ntricks = row[NTRICKS]
     for j in range(ntricks + 1):
         if j < ntricks:
@@ -379,9 +359,8 @@ def _voids(row, strain, trump):
                 voids[s] |= 1 << led
                 if trump >= 0 and c >> 3 != trump and win_seat != s ^ 2:
                     voids[s] |= 1 << trump
-            if _beats(strain, c, win_card):
+            if beats(c, win_card, strain):
                 win_card, win_seat = c, s
-    return voids
 
 
 @njit(cache=True)
@@ -420,7 +399,7 @@ def _low(legal, nlegal, points, strength, trump):
 
 
 @njit(cache=True)
-def _play(V, row, legal, nlegal):
+def _play(V, row, legal, nlegal, voids):
     seat = row[SEAT]
     hand = row[HAND + seat]
     strain = row[C_STRAIN]
@@ -432,7 +411,7 @@ def _play(V, row, legal, nlegal):
     unseen = ~(played_all | hand) & 0xFFFFFFFF
     taker = row[C_TAKER]
     taking = (taker & 1) == (seat & 1)
-    voids = _voids(row, strain, trump)
+    _voids(row, strain, trump, voids)
     if row[TRICK_LEN] == 0:
         return _lead(row, legal, nlegal, seat, hand, trump, unseen, points, strength, higher, voids, taking, taker)
     n_after = 3 - row[TRICK_LEN]
@@ -461,7 +440,7 @@ def _play(V, row, legal, nlegal):
     safe_best = -1
     for i in range(nlegal):
         c = legal[i]
-        if _beats(strain, c, win_card):
+        if beats(c, win_card, strain):
             nwin += 1
             if not _can_be_beaten(c, seat, n_after, voids, higher, unseen, led, trump, trump_unseen):
                 nsafe += 1
@@ -483,7 +462,7 @@ def _play(V, row, legal, nlegal):
             low_trump = -1  # min(trumps, key=strength)
             for i in range(nlegal):
                 c = legal[i]
-                if not _beats(strain, c, win_card):
+                if not beats(c, win_card, strain):
                     continue
                 if c >> 3 == led and c >> 3 != trump:
                     if same < 0 or strength[c] > strength[same]:
@@ -542,7 +521,7 @@ def _lead(row, legal, nlegal, seat, hand, trump, unseen, points, strength, highe
         flag = 0
         if partner_void and not (trump >= 0 and not (voids[partner] >> trump) & 1):
             flag = 1
-        key = (1 if points[c] >= 10 else 0, flag, points[c], -_count(hand & SUIT_MASKS[s]), strength[c])
+        key = (1 if points[c] >= 10 else 0, flag, points[c], -_popcount(hand & SUIT_MASKS[s]), strength[c])
         if best_plain < 0 or key < best_key:
             best_plain, best_key = c, key
     if best_master >= 0:
@@ -560,16 +539,13 @@ def _lead(row, legal, nlegal, seat, hand, trump, unseen, points, strength, highe
 # --------------------------------------------------------------------------- entry
 
 @njit(cache=True)
-def decide(V, row):
-    """HeuristicAgent.act for the seat to act in one info row (``VectorEnv.info_rows``)."""
-    legal = np.empty(112, dtype=np.int64)
-    n = 0
-    for w in range(2):
-        word = row[LEGAL_LO + w]
-        for b in range(64):
-            if (word >> b) & 1:
-                legal[n] = 64 * w + b
-                n += 1
+def decide(V, row, legal, voids):
+    """HeuristicAgent.act for the seat to act in one info row (``VectorEnv.info_rows``); ``legal`` (112 ints)
+    and ``voids`` (4) are scratch space."""
+    lo, hi = row[LEGAL_LO], row[LEGAL_HI]
+    n = _popcount(lo) + _popcount(hi)
+    for j in range(n):  # ascending, as InfoState.legal
+        legal[j] = nth_legal(lo, hi, j)
     if n == 1:
         return legal[0]
     if row[PHASE] == PH_BIDDING:
@@ -579,11 +555,13 @@ def decide(V, row):
         if system == BIDDING_AUCTION:
             return _bid_auction(V, row)
         return _bid_81(V, row)
-    return _play(V, row, legal, n)
+    return _play(V, row, legal, n, voids)
 
 
 @njit(cache=True)
 def act_rows(V, rows, out):
     """``out[j]``: the heuristic's action at ``rows[j]`` (int64 info rows of the variant ``V``)."""
+    legal = np.empty(112, dtype=np.int64)
+    voids = np.empty(4, dtype=np.int64)
     for j in range(rows.shape[0]):
-        out[j] = decide(V, rows[j])
+        out[j] = decide(V, rows[j], legal, voids)

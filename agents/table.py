@@ -67,6 +67,7 @@ class Runner:
         if self.seating.size and (self.seating.min() < -1 or self.seating.max() >= len(self.agents)):
             raise ValueError(f"seating holds indices outside -1..{len(self.agents) - 1}")
         self._rows = np.arange(n)
+        self._params = getattr(venv, "params", None)  # the variant's switches, for agents' kernel copies
 
     def acting(self, seat: np.ndarray) -> np.ndarray:
         """The index of the agent to act at every table (``-1``: the caller's seat)."""
@@ -93,7 +94,7 @@ class Runner:
         m = mask[idx].view(np.int8)
         got = None
         if agent.needs_info and type(agent).act_rows is not Agent.act_rows:  # a kernel copy of the agent
-            got = agent.act_rows(venv.params, venv.info_rows(idx))
+            got = agent.act_rows(self._params, venv.info_rows(idx))
         if got is None:
             infos = [venv.info_state(int(i)) for i in idx] if agent.needs_info else [None] * len(idx)
             if seeds is not None and agent.takes_seeds:

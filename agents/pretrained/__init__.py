@@ -92,10 +92,8 @@ def export_pretrained(checkpoint: str | Path, name: str, out_dir: str | Path = P
     only, with their digest (what :func:`load_pretrained` reads). Returns the path."""
     import torch
 
-    from ..checkpoint import atomic_save, checkpoint_dict, load_checkpoint
+    from ..checkpoint import CheckpointError, atomic_save, checkpoint_dict, load_checkpoint
     from ..neural import build_net
-
-    from ..checkpoint import CheckpointError
 
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name) or name.endswith(".pt"):
         from .. import AgentSpecError

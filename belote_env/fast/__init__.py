@@ -87,8 +87,7 @@ def import_cached(module: str, tag: str, *extra: Path):
         numba.config.CACHE_DIR = previous
 
 
-import_cached(f"{__name__}.kernels", "numba")
-import_cached(f"{__name__}.mt", "numba")
+import_cached(f"{__name__}.kernels", "numba")  # imports .mt, the other kernel module, with the same cache
 
 
 def rollout(variant: str | Variant = "coinche", num_deals: int = 100_000, seed: int = 0, **overrides):

@@ -636,6 +636,14 @@ def _compare(pa, ta, sa, pb, tb, sb, strain):
 # --- card play ----------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
+def beats(card, win_card, strain):
+    """Whether ``card`` takes the trick from ``win_card`` in a ``strain`` contract (rules.play.beats)."""
+    if card >> 3 == win_card >> 3:
+        return STRENGTH[strain, card] > STRENGTH[strain, win_card]
+    return (TRUMP_MASK[strain] >> card) & 1 == 1
+
+
+@njit(cache=True, inline="always")
 def apply_card(V, row, card):
     """DealState._play."""
     seat = row[SEAT]
@@ -656,12 +664,7 @@ def apply_card(V, row, card):
         row[WIN_CARD] = card
         row[WIN_SEAT] = seat
     else:
-        win = row[WIN_CARD]
-        if card >> 3 == win >> 3:
-            beats = STRENGTH[strain, card] > STRENGTH[strain, win]
-        else:
-            beats = (TRUMP_MASK[strain] >> card) & 1 == 1
-        if beats:
+        if beats(card, row[WIN_CARD], strain):
             row[WIN_CARD] = card
             row[WIN_SEAT] = seat
     row[TRICK + n] = card

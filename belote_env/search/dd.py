@@ -77,7 +77,7 @@ from numba.core import cgutils
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
-from ..fast.kernels import _popcount
+from ..fast.kernels import _popcount, beats  # beats: the one copy of the trick rule
 from ..fast.kernels import legal_card_mask as legal_cards  # the one copy of the card rule
 from ..fast.tables import HIGHER, POINTS, STRENGTH, SUIT_MASKS, TRUMP_MASK
 
@@ -153,13 +153,6 @@ def new_tables(log2_size: int = 20):
     ctx = np.zeros(CTX_SIZE, dtype=np.int64)
     ctx[C_TTMASK] = n - 1
     return ctx, tt, history, killers
-
-
-@njit(cache=True, inline="always")
-def beats(card, win_card, strain):
-    if card >> 3 == win_card >> 3:
-        return STRENGTH[strain, card] > STRENGTH[strain, win_card]
-    return (TRUMP_MASK[strain] >> card) & 1 == 1
 
 
 @njit(cache=True, inline="always")
