@@ -1,6 +1,7 @@
 """agents.neural: sampling actions from masked policies."""
 
 import numpy as np
+import pytest
 import torch
 
 
@@ -21,3 +22,29 @@ def test_sample_actions_draws_the_distribution_and_only_legal_actions():
     one = torch.zeros(3, 5)
     one[:, 4] = 1.0
     assert sample_actions(one).tolist() == [4, 4, 4]
+
+
+def _inverse_cdf_in_torch(probs, u):
+    """sample_actions as it was written in torch ops until 2026-12-01: the numba pass must draw the same actions."""
+    cdf = probs.double().cumsum(-1)
+    action = (cdf <= torch.as_tensor(u, dtype=torch.float64)[:, None] * cdf[..., -1:]).sum(-1)
+    last = probs.shape[-1] - 1 - (probs.flip(-1) > 0).to(torch.int64).argmax(-1)
+    return torch.minimum(action, last)
+
+
+def test_sample_actions_is_the_torch_inverse_cdf_action_for_action():
+    from agents.neural import MASKED_LOGIT, policy_terms, sample_actions
+
+    rng = np.random.default_rng(0)
+    for trial in range(60):
+        logits = torch.from_numpy(rng.normal(size=(128, 112)).astype(np.float32) * rng.uniform(0.1, 8))
+        mask = torch.from_numpy(rng.random((128, 112)) < rng.uniform(0.02, 1))
+        mask[torch.arange(128), torch.from_numpy(rng.integers(0, 112, 128))] = True
+        _, probs = policy_terms(torch.where(mask, logits, torch.tensor(MASKED_LOGIT)))
+        u = rng.random(128)
+        u[:4] = [0.0, np.nextafter(1.0, 0.0), 0.5, 1e-300]
+        assert torch.equal(sample_actions(probs, u=u), _inverse_cdf_in_torch(probs, u)), trial
+    batch = probs.reshape(4, 32, 112)  # any leading shape, one number per row
+    assert sample_actions(batch, u=u.reshape(4, 32)).shape == (4, 32)
+    with pytest.raises(ValueError, match="one uniform number per row"):
+        sample_actions(probs, u=u[:5])
