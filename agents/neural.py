@@ -93,6 +93,8 @@ def sample_actions(probs: torch.Tensor, generator: torch.Generator | None = None
     if u is None:
         u = torch.rand(probs.shape[:-1], dtype=torch.float64, generator=generator, device=probs.device)
     u = np.ascontiguousarray(torch.as_tensor(u, dtype=torch.float64).cpu().numpy().reshape(-1))
+    if probs.dtype not in (torch.float32, torch.float64):
+        probs = probs.float()  # exact for the half precisions; numba reads float32 and float64
     p = probs.detach().cpu().numpy().reshape(-1, probs.shape[-1])
     if len(u) != p.shape[0]:
         raise ValueError(f"sample_actions needs one uniform number per row: {p.shape[0]} rows, {len(u)} numbers")

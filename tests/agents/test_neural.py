@@ -44,6 +44,8 @@ def test_sample_actions_is_the_torch_inverse_cdf_action_for_action():
         u = rng.random(128)
         u[:4] = [0.0, np.nextafter(1.0, 0.0), 0.5, 1e-300]
         assert torch.equal(sample_actions(probs, u=u), _inverse_cdf_in_torch(probs, u)), trial
+    for dtype in (torch.float64, torch.float16, torch.bfloat16):
+        assert torch.equal(sample_actions(probs.to(dtype), u=u), _inverse_cdf_in_torch(probs.to(dtype), u)), dtype
     batch = probs.reshape(4, 32, 112)  # any leading shape, one number per row
     assert sample_actions(batch, u=u.reshape(4, 32)).shape == (4, 32)
     with pytest.raises(ValueError, match="one uniform number per row"):
