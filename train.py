@@ -184,7 +184,7 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
     venv, runner, last = tables.venv, tables.runner, tables.last
     obs, mask, seat = tables.obs, tables.mask, tables.seat
     actions, clock = np.zeros(tables.n, dtype=np.int64), time.perf_counter
-    table = net.input_table()  # the first layer on the observations' non-zero entries (forward_rows)
+    weights = net.row_weights()  # the training path's weights, read once (forward_rows)
     t_env = t_net = t_opp = t_book = 0.0
     for _ in range(num_steps):
         t0 = clock()
@@ -199,7 +199,7 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
             # row-invariant forward and the tables' own numbers: a table's actions do not depend on the others
             kp = padded_rows(k)
             logits, value = net.forward_rows(torch.from_numpy(buf.obs[start:start + kp]),
-                                             torch.from_numpy(buf.mask[start:start + kp]), k, table)
+                                             torch.from_numpy(buf.mask[start:start + kp]), k, weights)
             if critic is not None:  # the policy above never sees the hidden hands
                 buf.hidden[start:start + k] = hidden_features(venv, mine, seat[mine])
                 value = critic(torch.from_numpy(o), torch.from_numpy(buf.hidden[start:start + k]))
@@ -244,7 +244,7 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
     ti, si = np.nonzero(last >= 0)
     if len(ti):
         o = torch.from_numpy(venv.observations(ti, si))
-        v = net.value_rows(o, table) if critic is None else critic(o, torch.from_numpy(hidden_features(venv, ti, si)))
+        v = net.value_rows(o, weights) if critic is None else critic(o, torch.from_numpy(hidden_features(venv, ti, si)))
         buf.next_value[last[ti, si]] = v.numpy()
     # the next rollout starts new trajectories (the buffer indices do not carry over)
     last[:] = -1

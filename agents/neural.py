@@ -26,12 +26,14 @@ import copy
 import functools
 import math
 from pathlib import Path
+from typing import NamedTuple
 
 import numba
 import numpy as np
 import torch
 from torch import nn
 
+from agents import fast_linear
 from agents.base import Agent
 from agents.checkpoint import (  # noqa: F401  (re-exported: the checkpoint format lives there)
     CHECKPOINT_FORMAT,
@@ -166,6 +168,14 @@ def adam(params, lr: float, eps: float = 1e-8) -> torch.optim.Adam:
     return torch.optim.Adam(params, lr=lr, eps=eps, fused=True)
 
 
+class RowWeights(NamedTuple):
+    """:meth:`PolicyValueNet.row_weights`: the first layer's ``(columns, outputs)`` table, the other trunk
+    layers' and the heads' (policy and value stacked) weights in oneDNN's layout."""
+    table: torch.Tensor
+    hidden: list
+    heads: torch.Tensor
+
+
 class PolicyValueNet(nn.Module):
     """MLP trunk shared by a policy head (112 logits) and a value head (1).
 
@@ -195,65 +205,101 @@ class PolicyValueNet(nn.Module):
                 "num_actions": self.num_actions, "activation": self.activation}
 
     def features(self, obs) -> torch.Tensor:
-        """The trunk's output for a dense batch, or for a :class:`~agents.sparse_input.SparseObs` batch
-        (the first layer then runs on the non-zero entries only: same result up to float rounding)."""
+        """The trunk's output for a dense batch, or for a :class:`~agents.sparse_input.SparseObs` batch, the
+        training path: the first layer then runs on the non-zero entries only and the other products on
+        oneDNN (:mod:`agents.fast_linear`); the same result up to float rounding."""
         if isinstance(obs, SparseObs):
-            return self.trunk[1:](sparse_input_linear(obs, self.trunk[0]))
+            return self._fast_trunk(sparse_input_linear(obs, self.trunk[0]))
         return self.trunk(obs)
 
     def forward(self, obs, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits (illegal actions at :data:`MASKED_LOGIT`) and values, for a batch (a dense
-        ``(batch, obs_size)`` tensor or a :class:`~agents.sparse_input.SparseObs`)."""
+        ``(batch, obs_size)`` tensor or a :class:`~agents.sparse_input.SparseObs`, the training path)."""
+        if isinstance(obs, SparseObs):
+            return self._heads(self.features(obs), mask, self._fast_heads)
         return self._heads(self.features(obs), mask)
 
-    def _heads(self, h: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        logits = torch.where(mask, self.policy(h), torch.full((), MASKED_LOGIT, dtype=h.dtype))
-        return logits, self.value(h).squeeze(-1)
+    def _heads(self, h: torch.Tensor, mask: torch.Tensor, heads=None) -> tuple[torch.Tensor, torch.Tensor]:
+        logits, value = (self.policy(h), self.value(h)) if heads is None else heads(h)
+        return torch.where(mask, logits, torch.full((), MASKED_LOGIT, dtype=h.dtype)), value.squeeze(-1)
 
-    def input_table(self) -> torch.Tensor:
-        """The first layer's weight as a (columns, outputs) table, for :meth:`forward_rows` and :meth:`value_rows`
-        (``table=``): a copy, read once and valid until the weights next change (``train.collect`` reads it at
-        the start of a rollout, during which they do not)."""
-        return self.trunk[0].weight.detach().t().contiguous()
+    def _fast_trunk(self, h: torch.Tensor, packed: list | None = None) -> torch.Tensor:
+        """The trunk after its first layer, the products by :func:`agents.fast_linear.linear` (``packed``: the
+        weights of :meth:`row_weights`, else the parameters)."""
+        i = 0
+        for m in self.trunk[1:]:
+            if isinstance(m, nn.Linear):
+                h = fast_linear.linear(h, m.weight if packed is None else packed[i], m.bias)
+                i += 1
+            else:
+                h = m(h)
+        return h
 
-    def _rows_features(self, x: torch.Tensor, table: torch.Tensor | None) -> torch.Tensor:
-        """The trunk's output for a padded dense batch; with ``table`` (:meth:`input_table`), the first layer
-        runs on each row's non-zero entries (:func:`~agents.sparse_input.sparse_rows_linear`)."""
-        if table is None:
+    def _fast_heads(self, h: torch.Tensor, packed: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """The policy and value heads as one product of ``num_actions + 1`` outputs (oneDNN's product of one
+        output is slow: 27 µs at 96 rows against a few for the extra column); ``packed``: that product's weight
+        from :meth:`row_weights`."""
+        weight = self._heads_weight() if packed is None else packed
+        out = fast_linear.linear(h, weight, torch.cat([self.policy.bias, self.value.bias]))
+        return out[:, :self.num_actions], out[:, self.num_actions:]
+
+    def _heads_weight(self) -> torch.Tensor:
+        return torch.cat([self.policy.weight, self.value.weight])
+
+    def row_weights(self) -> RowWeights:
+        """The weights as the training path reads them, for :meth:`forward_rows` and :meth:`value_rows`
+        (``weights=``): the first layer's transposed (a ``(columns, outputs)`` table for ``embedding_bag``) and
+        the others in oneDNN's layout (:func:`agents.fast_linear.pack`). Copies, valid until the weights next
+        change (``train.collect`` reads them at the start of a rollout, during which they do not): about 0.6 ms
+        for the default network, saved at every step."""
+        packed = [fast_linear.pack(m.weight) for m in self.trunk[1:] if isinstance(m, nn.Linear)]
+        return RowWeights(self.trunk[0].weight.detach().t().contiguous(), packed,
+                          fast_linear.pack(self._heads_weight().detach()))
+
+    def _rows_features(self, x: torch.Tensor, weights: RowWeights | None) -> torch.Tensor:
+        """The trunk's output for a padded dense batch; with ``weights`` (:meth:`row_weights`), the training
+        path's: the first layer on each row's non-zero entries (:func:`~agents.sparse_input.sparse_rows_linear`),
+        the others on oneDNN."""
+        if weights is None:
             return self.trunk(x)
-        return self.trunk[1:](sparse_rows_linear(x, table, self.trunk[0].bias))
+        return self._fast_trunk(sparse_rows_linear(x, weights.table, self.trunk[0].bias), weights.hidden)
 
     def forward_rows(self, obs: torch.Tensor, mask: torch.Tensor, n: int | None = None,
-                     table: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+                     weights: RowWeights | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """:meth:`forward` on a dense CPU batch with every row's result independent of the batch it comes in,
         bit for bit, with one torch thread (``train.py``'s default): collection gives a table the same
         actions whether it is played with other tables or not (split among Ray actors: ``agents.streams``).
 
-        The matrix products choose their kernels by the number of rows (measured with torch 2.13 on this
-        machine: a row's result takes one of three values for batches of 1, 2 to 15 and 16 or more rows, and
-        rows past the last multiple of 4 are summed in another order; the data's alignment did not matter).
-        So the batch runs with :func:`padded_rows` rows, its results for the extra rows dropped: at most 7
-        rows more (16 for batches under 16). ``n``: the batch is the first ``n`` rows of ``obs`` and ``mask``;
+        MKL's matrix products (``nn.Linear``) choose their kernels by the number of rows (measured with torch
+        2.13 on this machine: a row's result takes one of three values for batches of 1, 2 to 15 and 16 or more
+        rows, and rows past the last multiple of 4 are summed in another order; the data's alignment did not
+        matter). So the batch runs with :func:`padded_rows` rows, its results for the extra rows dropped: at most
+        7 rows more (16 for batches under 16). ``n``: the batch is the first ``n`` rows of ``obs`` and ``mask``;
         when they hold ``padded_rows(n)`` rows, the rows after the batch pad it as they are (whatever they
         hold: a product's rows never mix), without a copy (collection's rollout buffer has room for them).
         Otherwise the batch is copied to a scratch tensor and padded with zeros. This is measured with one torch
         thread; with several, how a product is split among them may depend on the batch size (it did not on the
         AMD EPYC machine of 2026-12-01, up to 3,000 rows), so collection runs on one (:func:`one_thread`).
 
-        ``table``: :meth:`input_table`, read once by the caller; the first layer then sums, row by row, the
-        table's rows of the observation's non-zero entries (about 40 of 853): the default network's pass at
-        collection's ~100 rows takes 0.45 to 0.58 ms against 0.83 dense (docs/training.md, *Speed*). Same results as without it up to float rounding (another order of the sums),
-        and as row-invariant. ``train.collect`` passes it; the tournament's ``NeuralAgent`` does not."""
+        ``weights``: :meth:`row_weights`, read once by the caller: the training path, the one ``train.collect``
+        takes. The first layer sums, row by row, the table's rows of the observation's non-zero entries (about
+        40 of 853), and the other products run on oneDNN (:mod:`agents.fast_linear`), as in the PPO update, so
+        the log-probabilities and values collection records are those the update recomputes, bit for bit.
+        The same results as without it up to float rounding, and as row-invariant (oneDNN's products are,
+        padded or not). Without it (the tournament's ``NeuralAgent``), the dense layers."""
         n = obs.shape[0] if n is None else n
         k = padded_rows(n)
         if obs.shape[0] < k or mask.shape[0] < k:
             obs, mask = self._scratch("_rows_obs", obs[:n]), self._scratch("_rows_mask", mask[:n])
-        logits, value = self._heads(self._rows_features(obs[:k], table), mask[:k])
+        heads = None if weights is None else functools.partial(self._fast_heads, packed=weights.heads)
+        logits, value = self._heads(self._rows_features(obs[:k], weights), mask[:k], heads)
         return logits[:n], value[:n]
 
-    def value_rows(self, obs: torch.Tensor, table: torch.Tensor | None = None) -> torch.Tensor:
-        """The value head's output for a dense batch, row-invariant as :meth:`forward_rows` (``table``: the same)."""
-        return self.value(self._rows_features(self._scratch("_rows_obs", obs), table))[:obs.shape[0]].squeeze(-1)
+    def value_rows(self, obs: torch.Tensor, weights: RowWeights | None = None) -> torch.Tensor:
+        """The value head's output for a dense batch, row-invariant as :meth:`forward_rows` (``weights``: the same)."""
+        h = self._rows_features(self._scratch("_rows_obs", obs), weights)
+        value = self.value(h) if weights is None else self._fast_heads(h, weights.heads)[1]
+        return value[:obs.shape[0]].squeeze(-1)
 
     def _scratch(self, name: str, rows: torch.Tensor) -> torch.Tensor:
         """``rows`` copied to the start of the scratch tensor ``name`` (rebuilt when too small), zeros after them up to

@@ -42,17 +42,43 @@ def _count_nonzeros(x):
     return most
 
 
+SCAN_BLOCK = 16  # columns tested at once by _scan_row (measured: 16 beat 32, 64 and the plain scan)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _scan_row(bits, x, idx, val, c):
+    """Append the non-zero entries of the row ``x`` (float32; ``bits``: the same row viewed as uint32) to
+    ``idx``/``val`` from position ``c``; return the position after them. Blocks of SCAN_BLOCK columns whose
+    bits are all zero (an observation's columns mostly are) are skipped with one vectorised test; the others
+    are tested entry by entry (-0.0, whose bits are not zero, is still skipped there)."""
+    d = x.shape[0]
+    j0 = 0
+    while j0 + SCAN_BLOCK <= d:
+        any_bits = np.uint32(0)
+        for t in range(SCAN_BLOCK):
+            any_bits |= bits[j0 + t]
+        if any_bits != 0:
+            for j in range(j0, j0 + SCAN_BLOCK):
+                v = x[j]
+                if v != 0.0:
+                    idx[c] = j
+                    val[c] = v
+                    c += 1
+        j0 += SCAN_BLOCK
+    for j in range(j0, d):
+        v = x[j]
+        if v != 0.0:
+            idx[c] = j
+            val[c] = v
+            c += 1
+    return c
+
+
 @numba.njit(cache=True, nogil=True)
 def _fill_nonzeros(x, idx, val):
-    n, d = x.shape
-    for i in range(n):
-        c = 0
-        for j in range(d):
-            v = x[i, j]
-            if v != 0.0:
-                idx[i, c] = j
-                val[i, c] = v
-                c += 1
+    bits = x.view(np.uint32)
+    for i in range(x.shape[0]):
+        _scan_row(bits[i], x[i], idx[i], val[i], 0)
 
 
 @numba.njit(cache=True, nogil=True, fastmath=True)
@@ -82,17 +108,12 @@ def nonzeros(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @numba.njit(cache=True, nogil=True)
 def _csr_fill(x, indptr, idx, val):
-    n, d = x.shape
+    bits = x.view(np.uint32)
     c = 0
-    for i in range(n):
+    for i in range(x.shape[0]):
         indptr[i] = c
-        for j in range(d):
-            v = x[i, j]
-            if v != 0.0:
-                idx[c] = j
-                val[c] = v
-                c += 1
-    indptr[n] = c
+        c = _scan_row(bits[i], x[i], idx, val, c)
+    indptr[x.shape[0]] = c
 
 
 @numba.njit(cache=True, nogil=True)

@@ -36,6 +36,29 @@ def test_nonzeros_pads_rows_and_keeps_values():
     assert idx.shape == (2, 1) and not val.any()
 
 
+@pytest.mark.parametrize("columns", [5, 16, 17, 853])
+def test_the_blocked_scan_finds_every_non_zero_entry_as_numpy_does(columns):
+    """nonzeros and to_csr skip blocks of all-zero bits: entries at block edges and in the tail, -0.0
+    (non-zero bits, equal to zero: skipped), NaN and denormals (kept) are found as np.nonzero finds them."""
+    from agents.sparse_input import from_csr, to_csr
+    rng = np.random.default_rng(columns)
+    x = (rng.random((60, columns)) < 0.05).astype(np.float32) * rng.normal(size=(60, columns)).astype(np.float32)
+    x[0, :] = 0.0
+    x[1, ::15] = 1.0
+    x[2, -1] = 3.0
+    x[3, min(16, columns - 1)] = -0.0
+    x[4, 0] = np.nan
+    x[5, columns // 2] = np.float32(1e-45)
+    idx, val = nonzeros(x)
+    indptr, cidx, cval = to_csr(x)
+    for i, row in enumerate(x):
+        (cols,) = np.nonzero(row)
+        assert idx[i, :len(cols)].tolist() == cols.tolist() and not val[i, len(cols):].any()
+        np.testing.assert_array_equal(val[i, :len(cols)], row[cols])
+        assert cidx[indptr[i]:indptr[i + 1]].tolist() == cols.tolist()
+    np.testing.assert_array_equal(from_csr(indptr, cidx, cval, np.ones_like(x)), np.where(x == 0, 0, x))
+
+
 def test_forward_and_gradients_match_the_dense_layer():
     obs, mask = _observations()
     torch.manual_seed(0)
