@@ -192,7 +192,10 @@ def main() -> None:
     print(f"collection/AEC steps/s: {med([r['collect'] for r in rows]) / med(aec):.1f}x")
     if base_rows:
         print(fmt(f"previous train.py ({ns.baseline}) collection {where}", [r["collect"] for r in base_rows], "steps/s"))
+        print(fmt(f"previous train.py ({ns.baseline}) PPO update {where}", [r["update"] for r in base_rows], "decisions/s"))
         print(fmt(f"previous train.py ({ns.baseline}) training, no eval {where}", [r["train"] for r in base_rows], "steps/s"))
+        print(f"collection/previous train.py steps/s: {med([r['collect'] for r in rows]) / med([r['collect'] for r in base_rows]):.2f}x, "
+              f"PPO update/previous: {med([r['update'] for r in rows]) / med([r['update'] for r in base_rows]):.2f}x")
         print(f"training/previous train.py steps/s: {med([r['train'] for r in rows]) / med([r['train'] for r in base_rows]):.1f}x")
     if "bc_record" in rows[0]:
         for key, name in (("bc_record", "bc record"), ("bc_clone", "bc clone, one epoch")):
