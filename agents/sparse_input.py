@@ -13,8 +13,9 @@ Results equal the dense layer's up to float rounding (the sums run in another or
 ``train.ppo_update`` and behaviour cloning use it; the speed-up of the whole update is measured by
 ``python benchmarks/bench_sparse_input.py`` (figures in docs/training.md). Collection's forward pass
 (``train.collect``, through ``PolicyValueNet.forward_rows``) runs the same ``embedding_bag`` on the same
-entries, without gradients (:func:`sparse_rows_linear`), so the log-probabilities it records are those the
-update recomputes, bit for bit with one thread.
+entries, without gradients (:func:`sparse_rows_linear`), and the other layers on oneDNN as the update does
+(:mod:`agents.fast_linear`), so the log-probabilities and values it records are those the update recomputes,
+bit for bit with one thread.
 
 :func:`to_csr` and :func:`from_csr` are the same non-zero entries without padding (row offsets, int16
 columns): the form in which Ray rollout actors send observations (``agents.ray_rollouts.pack_rollout``).
@@ -221,7 +222,7 @@ def sparse_input_linear(obs: SparseObs, layer: torch.nn.Linear) -> torch.Tensor:
 
 def sparse_rows_linear(x: torch.Tensor, table: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     """``x @ table + bias`` for a dense CPU float32 batch ``x`` and a (columns, outputs) ``table`` (a first
-    layer's weight transposed, ``PolicyValueNet.input_table``), without gradients: each row sums, in column
+    layer's weight transposed, ``PolicyValueNet.row_weights().table``), without gradients: each row sums, in column
     order, the table's rows of its non-zero entries (``embedding_bag``). A row's result does not depend on the
     other rows of the batch (the padding of a row's entries to the batch's widest has weight 0: exact)."""
     idx, val = nonzeros(x.numpy())
