@@ -40,7 +40,7 @@ def _op():
                 x = torch.ones(2, 3)
                 if torch.allclose(candidate(x, torch.ones(4, 3), torch.zeros(4), "none", [], ""), torch.full((2, 4), 3.0)):
                     op = candidate
-        except (AttributeError, RuntimeError):
+        except Exception:  # noqa: BLE001 - a build without the op, or with another signature: torch's own product
             op = None
         _OP.append(op)
     return _OP[0]
@@ -92,6 +92,9 @@ def pack(weight: torch.Tensor, rows: int = 128) -> torch.Tensor:
     """``weight`` copied into oneDNN's layout for batches of about ``rows`` (:func:`linear` then skips that
     reordering at each call: about 10 µs of the 256 x 256 layer's 100 at 104 rows); the same results.
     The weight itself where oneDNN is not used. Valid until the weight next changes."""
-    if not _supported(weight, weight):
-        return weight.detach().clone()
-    return torch.ops.mkldnn._reorder_linear_weight(weight.detach(), rows)
+    if _supported(weight, weight):
+        try:
+            return torch.ops.mkldnn._reorder_linear_weight(weight.detach(), rows)
+        except Exception:  # noqa: BLE001 - no reordering op in this build: the plain copy gives the same results
+            pass
+    return weight.detach().clone()

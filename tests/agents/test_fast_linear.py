@@ -56,3 +56,24 @@ def test_available_in_the_pinned_torch():
     """torch 2.13's CPU build (the project's pin) has the op; without it, linear is torch's own."""
     if torch.__version__.startswith("2.13"):
         assert fast_linear.available()
+
+
+def test_without_the_op_the_training_path_runs_on_torch(monkeypatch):
+    """A torch build without oneDNN's op: linear is torch's product, pack a plain copy, and the network's
+    training path (SparseObs batches, row_weights) gives its dense numbers up to rounding."""
+    from agents.neural import PolicyValueNet
+    from agents.sparse_input import SparseObs
+
+    monkeypatch.setattr(fast_linear, "_OP", [None])
+    assert not fast_linear.available()
+    torch.manual_seed(0)
+    net = PolicyValueNet(hidden_sizes=[32, 16])
+    x = torch.rand(40, net.obs_size) * (torch.rand(40, net.obs_size) < 0.05)
+    mask = torch.ones(40, net.num_actions, dtype=torch.bool)
+    w = fast_linear.pack(net.trunk[2].weight)
+    assert w.layout == torch.strided and torch.equal(w, net.trunk[2].weight) and w.data_ptr() != net.trunk[2].weight.data_ptr()
+    with torch.no_grad():
+        dense = net(x, mask)
+        for got in (net(SparseObs.from_dense(x), mask), net.forward_rows(x, mask, weights=net.row_weights())):
+            for a, b in zip(got, dense):
+                torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
