@@ -1,18 +1,9 @@
 """agents.fast_linear: oneDNN's products on the training path give nn.Linear's numbers up to rounding, with
 gradients, row-invariant (collection and the PPO update record and recompute the same numbers)."""
 
-import pytest
 import torch
 
 from agents import fast_linear
-
-
-@pytest.fixture
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def test_linear_and_its_gradients_match_torch():

@@ -18,14 +18,6 @@ from belote_env.variants import load_variant
 STEPS, ROLLOUTS, KEY = 24, 3, 77
 
 
-@pytest.fixture
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def _collect(ids, net, mix):
     tables = Tables(load_variant("coinche"), len(ids), mix, np.random.default_rng(0), True, table_ids=list(ids), key=KEY)
     out = []
