@@ -170,10 +170,10 @@ def adam(params, lr: float, eps: float = 1e-8) -> torch.optim.Adam:
 
 class RowWeights(NamedTuple):
     """:meth:`PolicyValueNet.row_weights`: the first layer's ``(columns, outputs)`` table, the other trunk
-    layers' and the heads' (policy and value stacked) weights in oneDNN's layout."""
+    layers' weights in oneDNN's layout, and the heads' (policy and value stacked: weight in oneDNN's layout, bias)."""
     table: torch.Tensor
     hidden: list
-    heads: torch.Tensor
+    heads: tuple
 
 
 class PolicyValueNet(nn.Module):
@@ -216,11 +216,13 @@ class PolicyValueNet(nn.Module):
         """Masked logits (illegal actions at :data:`MASKED_LOGIT`) and values, for a batch (a dense
         ``(batch, obs_size)`` tensor or a :class:`~agents.sparse_input.SparseObs`, the training path)."""
         if isinstance(obs, SparseObs):
-            return self._heads(self.features(obs), mask, self._fast_heads)
+            return self._heads(self.features(obs), mask, fast=True)
         return self._heads(self.features(obs), mask)
 
-    def _heads(self, h: torch.Tensor, mask: torch.Tensor, heads=None) -> tuple[torch.Tensor, torch.Tensor]:
-        logits, value = (self.policy(h), self.value(h)) if heads is None else heads(h)
+    def _heads(self, h: torch.Tensor, mask: torch.Tensor, fast: bool = False,
+               packed: tuple | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits and values; ``fast``: the training path's heads (:meth:`_fast_heads`, ``packed``)."""
+        logits, value = self._fast_heads(h, packed) if fast else (self.policy(h), self.value(h))
         return torch.where(mask, logits, torch.full((), MASKED_LOGIT, dtype=h.dtype)), value.squeeze(-1)
 
     def _fast_trunk(self, h: torch.Tensor, packed: list | None = None) -> torch.Tensor:
@@ -235,16 +237,16 @@ class PolicyValueNet(nn.Module):
                 h = m(h)
         return h
 
-    def _fast_heads(self, h: torch.Tensor, packed: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def _fast_heads(self, h: torch.Tensor, packed: tuple | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """The policy and value heads as one product of ``num_actions + 1`` outputs (oneDNN's product of one
         output is slow: 27 µs at 96 rows against a few for the extra column); ``packed``: that product's weight
-        from :meth:`row_weights`."""
-        weight = self._heads_weight() if packed is None else packed
-        out = fast_linear.linear(h, weight, torch.cat([self.policy.bias, self.value.bias]))
+        and bias from :meth:`row_weights`, else the parameters, stacked (with their gradients)."""
+        weight, bias = self._stacked_heads() if packed is None else packed
+        out = fast_linear.linear(h, weight, bias)
         return out[:, :self.num_actions], out[:, self.num_actions:]
 
-    def _heads_weight(self) -> torch.Tensor:
-        return torch.cat([self.policy.weight, self.value.weight])
+    def _stacked_heads(self) -> tuple[torch.Tensor, torch.Tensor]:
+        return torch.cat([self.policy.weight, self.value.weight]), torch.cat([self.policy.bias, self.value.bias])
 
     def row_weights(self) -> RowWeights:
         """The weights as the training path reads them, for :meth:`forward_rows` and :meth:`value_rows`
@@ -254,8 +256,9 @@ class PolicyValueNet(nn.Module):
         for the default network, once a rollout; packed, oneDNN's products skip a reordering of the weight at
         every call (about 10 µs each at collection's ~100 rows)."""
         packed = [fast_linear.pack(m.weight) for m in self.trunk[1:] if isinstance(m, nn.Linear)]
+        weight, bias = self._stacked_heads()
         return RowWeights(self.trunk[0].weight.detach().t().contiguous(), packed,
-                          fast_linear.pack(self._heads_weight().detach()))
+                          (fast_linear.pack(weight), bias.detach()))
 
     def _rows_features(self, x: torch.Tensor, weights: RowWeights | None) -> torch.Tensor:
         """The trunk's output for a padded dense batch; with ``weights`` (:meth:`row_weights`), the training
@@ -292,8 +295,8 @@ class PolicyValueNet(nn.Module):
         k = padded_rows(n)
         if obs.shape[0] < k or mask.shape[0] < k:
             obs, mask = self._scratch("_rows_obs", obs[:n]), self._scratch("_rows_mask", mask[:n])
-        heads = None if weights is None else functools.partial(self._fast_heads, packed=weights.heads)
-        logits, value = self._heads(self._rows_features(obs[:k], weights), mask[:k], heads)
+        logits, value = self._heads(self._rows_features(obs[:k], weights), mask[:k], weights is not None,
+                                    None if weights is None else weights.heads)
         return logits[:n], value[:n]
 
     def value_rows(self, obs: torch.Tensor, weights: RowWeights | None = None) -> torch.Tensor:

@@ -58,20 +58,20 @@ def test_split_tables_collect_the_same_rollouts(hidden, one_thread):
 def test_forward_rows_does_not_depend_on_the_batch(one_thread, sparse):
     torch.manual_seed(1)
     net = train.PolicyValueNet()
-    table = net.row_weights() if sparse else None
+    weights = net.row_weights() if sparse else None
     x = torch.rand(300, net.obs_size) * (torch.rand(300, net.obs_size) < 0.05)
     x[7] = 0  # a row without entries
     mask = torch.rand(300, net.num_actions) < 0.3
     mask[:, 0] = True
-    alone = [net.forward_rows(x[i:i + 1], mask[i:i + 1], weights=table) for i in range(300)]
+    alone = [net.forward_rows(x[i:i + 1], mask[i:i + 1], weights=weights) for i in range(300)]
     rng = np.random.default_rng(0)
     for _ in range(40):
         lo = int(rng.integers(0, 299))
         hi = int(rng.integers(lo + 1, 301))
-        logits, value = net.forward_rows(x[lo:hi], mask[lo:hi], weights=table)
+        logits, value = net.forward_rows(x[lo:hi], mask[lo:hi], weights=weights)
         for i in range(lo, hi, 5):
             assert torch.equal(logits[i - lo], alone[i][0][0]) and torch.equal(value[i - lo], alone[i][1][0])
-        assert torch.equal(net.value_rows(x[lo:hi], table), value)
+        assert torch.equal(net.value_rows(x[lo:hi], weights), value)
 
 
 def test_forward_rows_on_the_row_weights_is_the_dense_pass_up_to_rounding(one_thread):
@@ -82,8 +82,8 @@ def test_forward_rows_on_the_row_weights_is_the_dense_pass_up_to_rounding(one_th
     net = train.PolicyValueNet()
     x = torch.rand(100, net.obs_size) * (torch.rand(100, net.obs_size) < 0.05)
     mask = torch.ones(100, net.num_actions, dtype=torch.bool)
-    table = net.row_weights()
-    dense, sparse = net.forward_rows(x, mask), net.forward_rows(x, mask, weights=table)
+    weights = net.row_weights()
+    dense, sparse = net.forward_rows(x, mask), net.forward_rows(x, mask, weights=weights)
     for a, b in zip(dense, sparse):
         torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
     before = sparse[0].clone()
@@ -91,7 +91,7 @@ def test_forward_rows_on_the_row_weights_is_the_dense_pass_up_to_rounding(one_th
         net.trunk[0].weight.add_(1.0)
         net.trunk[2].weight.add_(1.0)
         net.policy.weight.add_(1.0)
-    assert torch.equal(net.forward_rows(x, mask, weights=table)[0], before)
+    assert torch.equal(net.forward_rows(x, mask, weights=weights)[0], before)
 
 
 def test_collection_records_the_numbers_the_update_recomputes(one_thread):
