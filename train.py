@@ -41,12 +41,12 @@ from agents import options, streams
 from agents.bc import warm_start
 from agents.checkpoint import (checkpoint_dir, free_run_name, latest_checkpoint, restore_rngs, resume_checkpoint,
                                save_checkpoint)
-from agents.collection import Tables
+from agents.collection import Tables, credit_rewards, link_decisions
 from agents.critic import HIDDEN_SIZE, CentralCritic, critic_state, hidden_features, load_critic
 from agents.evaluation import (evaluate_checkpoint, final_evaluation, log_hyperparameters, log_update,
                                 periodic_evaluation, progress_figures)
 from agents.neural import (MIN_ROWS, Learner, NeuralAgent, PolicyValueNet, SparseObs, adam, build_net, one_thread,
-                           padded_rows, policy_terms, sample_actions)
+                           padded_rows, policy_terms, sample_rows)
 from agents.options import ConfigError, fields_of
 from agents.pool import OpponentPool
 from agents.plots import plot_run, read_scalars  # noqa: F401  (train.read_scalars for scripts)
@@ -191,7 +191,6 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
         mine = np.flatnonzero(runner.acting(seat) < 0)
         k, start = len(mine), buf.size
         if k:
-            j = np.arange(start, start + k)
             o, m = buf.obs[start:start + k], buf.mask[start:start + k]
             np.take(obs, mine, axis=0, out=o)
             np.take(mask, mine, axis=0, out=m)
@@ -204,18 +203,12 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
                 buf.hidden[start:start + k] = hidden_features(venv, mine, seat[mine])
                 value = critic(torch.from_numpy(o), torch.from_numpy(buf.hidden[start:start + k]))
             logp, probs = policy_terms(logits)
-            action = sample_actions(probs, u=tables.numbers(mine, streams.NETWORK))
-            buf.logprobs[j] = logp.gather(1, action[:, None]).squeeze(1).numpy()
-            buf.values[j] = value.numpy()
-            buf.actions[j] = a = action.numpy()
+            a = buf.actions[start:start + k]
+            sample_rows(probs.numpy(), logp.numpy(), tables.numbers(mine, streams.NETWORK), a, buf.logprobs[start:start + k])
+            buf.values[start:start + k] = value.numpy()
             t2 = clock()
             actions[mine] = a
-            s = seat[mine]
-            prev = last[mine, s]
-            linked = prev >= 0
-            buf.next_index[prev[linked]] = j[linked]
-            buf.next_value[prev[linked]] = buf.values[j[linked]]
-            last[mine, s] = j
+            link_decisions(mine, seat, last, start, buf.values, buf.next_index, buf.next_value)
             buf.size = start + k
             t_net += t2 - t1
             t_book += (t1 - t0) + (clock() - t2)
@@ -227,11 +220,7 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
         tables.length += 1
         tables.t += 1
         buf.per_step.append(k)
-        scored = np.flatnonzero(rewards.any(axis=1))
-        if len(scored):
-            prev = last[scored]
-            linked = prev >= 0
-            np.add.at(buf.rewards, prev[linked], rewards[scored][linked])
+        credit_rewards(rewards, last, buf.rewards)
         fin = np.flatnonzero(done)
         if len(fin):
             tables.end_episodes(buf, fin, rewards, info, stats)

@@ -20,6 +20,7 @@ run does (``agents.ray_rollouts``).
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from . import streams
@@ -68,7 +69,7 @@ class Tables:
     def numbers(self, idx: np.ndarray, stream: int) -> np.ndarray:
         """Uniform floats in [0, 1) of tables ``idx`` (positions in this object) for ``stream`` at this step:
         ``streams.uniforms(key, table_ids[idx], t, stream)``."""
-        return streams.to_uniform(streams.at_step(self._bases[stream][idx], self.t))
+        return streams.uniforms_at(self._bases[stream], self.t, idx)
 
     def agent_seeds(self) -> np.ndarray:
         """One uint64 per table for the opponents' sampling at this step (``Runner.actions(seeds=...)``)."""
@@ -132,3 +133,29 @@ class Tables:
         self.last[fin] = -1
         self.length[fin] = 0
         self.draw_opponents(fin)
+
+
+@numba.njit(cache=True, nogil=True)
+def link_decisions(tables, seat, last, start, values, next_index, next_value):
+    """The network decided at ``tables`` (rows ``start, start + 1, ...`` of a rollout buffer): link each seat's
+    previous decision of the episode (``last[table, seat]``, -1 if none) to the new one (``next_index``) and its
+    value (``next_value``, from ``values``), and make the new one the seat's last."""
+    for i in range(len(tables)):
+        t = tables[i]
+        s = seat[t]
+        j = start + i
+        prev = last[t, s]
+        if prev >= 0:
+            next_index[prev] = j
+            next_value[prev] = values[j]
+        last[t, s] = j
+
+
+@numba.njit(cache=True, nogil=True)
+def credit_rewards(rewards, last, buffer_rewards):
+    """Add each seat's reward of this step (``rewards[table, seat]``) to the seat's last decision in the buffer."""
+    for t in range(rewards.shape[0]):
+        for s in range(rewards.shape[1]):
+            r = rewards[t, s]
+            if r != 0 and last[t, s] >= 0:
+                buffer_rewards[last[t, s]] += r

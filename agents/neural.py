@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import math
 from pathlib import Path
 from typing import NamedTuple
@@ -100,12 +101,23 @@ def sample_actions(probs: torch.Tensor, generator: torch.Generator | None = None
     p = probs.detach().cpu().numpy().reshape(-1, probs.shape[-1])
     if len(u) != p.shape[0]:
         raise ValueError(f"sample_actions needs one uniform number per row: {p.shape[0]} rows, {len(u)} numbers")
-    actions = _inverse_cdf(np.ascontiguousarray(p), u, np.empty(p.shape[0], dtype=np.int64))
+    actions = np.empty(p.shape[0], dtype=np.int64)
+    _inverse_cdf(np.ascontiguousarray(p), u, actions, p[:0], actions[:0].astype(p.dtype))
     return torch.from_numpy(actions).reshape(probs.shape[:-1]).to(probs.device)
 
 
+def sample_rows(probs: np.ndarray, logp: np.ndarray, u: np.ndarray, actions: np.ndarray, logp_out: np.ndarray) -> None:
+    """:func:`sample_actions` on numpy rows, into ``actions`` (int64), with each drawn action's log-probability
+    (its entry of ``logp``, the rows of :func:`policy_terms`) into ``logp_out``: ``train.collect``'s draws,
+    written straight into the rollout buffer."""
+    if not (probs.shape == logp.shape and probs.shape[0] == len(u) == len(actions) == len(logp_out)):
+        raise ValueError(f"sample_rows: {probs.shape} probabilities, {logp.shape} log-probabilities, {len(u)} "
+                         f"numbers, {len(actions)} and {len(logp_out)} outputs")
+    _inverse_cdf(probs, u, actions, logp, logp_out)
+
+
 @numba.njit(cache=True, nogil=True)
-def _inverse_cdf(probs, u, out):
+def _inverse_cdf(probs, u, out, logp, logp_out):
     n, a = probs.shape
     for i in range(n):
         last, total = a - 1, 0.0  # the last action of positive probability (the last action if none)
@@ -119,6 +131,8 @@ def _inverse_cdf(probs, u, out):
             if cdf <= threshold:
                 below += 1
         out[i] = min(below, last)
+        if len(logp_out):
+            logp_out[i] = logp[i, out[i]]
     return out
 
 
@@ -223,13 +237,13 @@ class PolicyValueNet(nn.Module):
                packed: tuple | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits and values; ``fast``: the training path's heads (:meth:`_fast_heads`, ``packed``)."""
         logits, value = self._fast_heads(h, packed) if fast else (self.policy(h), self.value(h))
-        return torch.where(mask, logits, torch.full((), MASKED_LOGIT, dtype=h.dtype)), value.squeeze(-1)
+        return torch.where(mask, logits, MASKED_LOGIT), value.squeeze(-1)
 
     def _fast_trunk(self, h: torch.Tensor, packed: list | None = None) -> torch.Tensor:
         """The trunk after its first layer, the products by :func:`agents.fast_linear.linear` (``packed``: the
         weights of :meth:`row_weights`, else the parameters)."""
         i = 0
-        for m in self.trunk[1:]:
+        for m in itertools.islice(self.trunk, 1, None):  # not trunk[1:], a new Sequential at every call (~40 µs)
             if isinstance(m, nn.Linear):
                 h = fast_linear.linear(h, m.weight if packed is None else packed[i], m.bias)
                 i += 1

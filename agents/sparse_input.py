@@ -13,7 +13,7 @@ Results equal the dense layer's up to float rounding (the sums run in another or
 ``train.ppo_update`` and behaviour cloning use it; the speed-up of the whole update is measured by
 ``python benchmarks/bench_sparse_input.py`` (figures in docs/training.md). Collection's forward pass
 (``train.collect``, through ``PolicyValueNet.forward_rows``) runs the same ``embedding_bag`` on the same
-entries, without gradients (:func:`sparse_rows_linear`), and the other layers on oneDNN as the update does
+entries, without gradients and without the padding (:func:`sparse_rows_linear`), and the other layers on oneDNN as the update does
 (:mod:`agents.fast_linear`), so the log-probabilities and values it records are those the update recomputes,
 bit for bit with one thread.
 
@@ -223,7 +223,15 @@ def sparse_input_linear(obs: SparseObs, layer: torch.nn.Linear) -> torch.Tensor:
 def sparse_rows_linear(x: torch.Tensor, table: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     """``x @ table + bias`` for a dense CPU float32 batch ``x`` and a (columns, outputs) ``table`` (a first
     layer's weight transposed, ``PolicyValueNet.row_weights().table``), without gradients: each row sums, in column
-    order, the table's rows of its non-zero entries (``embedding_bag``). A row's result does not depend on the
-    other rows of the batch (the padding of a row's entries to the batch's widest has weight 0: exact)."""
-    idx, val = nonzeros(x.numpy())
-    return F.embedding_bag(torch.from_numpy(idx), table, per_sample_weights=torch.from_numpy(val), mode="sum") + bias
+    order, the table's rows of its non-zero entries (``embedding_bag`` on the rows' entries one after the other,
+    found in one scan; no padding to the widest row). A row's result does not depend on the other rows of the
+    batch, and equals :func:`sparse_input_linear`'s, whose padding entries add exact zeros (tested)."""
+    xn = np.ascontiguousarray(x.numpy(), dtype=np.float32)
+    n, d = xn.shape
+    indptr = np.empty(n + 1, dtype=np.int64)
+    idx = np.empty(n * d, dtype=np.int64)  # room for every entry; only the non-zero ones are written
+    val = np.empty(n * d, dtype=np.float32)
+    _csr_fill(xn, indptr, idx, val)
+    c = int(indptr[n])
+    return F.embedding_bag(torch.from_numpy(idx[:c]), table, torch.from_numpy(indptr[:n]),
+                           per_sample_weights=torch.from_numpy(val[:c]), mode="sum") + bias

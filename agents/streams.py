@@ -15,6 +15,7 @@ cryptography.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 OPPONENT, TEAM, SNAPSHOT, NETWORK, AGENT, RESEED = range(1, 7)  # the streams
@@ -41,9 +42,46 @@ def bases(key: int, tables, stream: int) -> np.ndarray:
     return _mix(h ^ (t * _GOLDEN))
 
 
-def at_step(table_bases: np.ndarray, step: int) -> np.ndarray:
-    """The numbers (uint64) at ``step`` of the streams that :func:`bases` started."""
-    return _mix(table_bases + np.uint64(_G * int(step) % 2**64))
+def at_step(table_bases: np.ndarray, step: int, idx: np.ndarray | None = None) -> np.ndarray:
+    """The numbers (uint64) at ``step`` of the streams that :func:`bases` started (of ``table_bases[idx]``
+    when ``idx`` is given), in their shape."""
+    return _step(table_bases, step, idx, np.uint64)
+
+
+def uniforms_at(table_bases: np.ndarray, step: int, idx: np.ndarray | None = None) -> np.ndarray:
+    """``to_uniform(at_step(table_bases, step, idx))`` in one pass: about 2 µs at a step's ~100 tables, against
+    11 for the same arithmetic in numpy expressions (their temporaries)."""
+    return _step(table_bases, step, idx, np.float64)
+
+
+def _step(table_bases, step: int, idx, dtype) -> np.ndarray:
+    b = np.asarray(table_bases, dtype=np.uint64)
+    shape = b.shape if idx is None else np.shape(idx)
+    rows = np.arange(b.size, dtype=np.int64) if idx is None else np.asarray(idx, dtype=np.int64).reshape(-1)
+    out = np.empty(len(rows), dtype=dtype)
+    (_uniform_at if dtype is np.float64 else _at_step)(b.reshape(-1), rows, np.uint64(_G * int(step) % 2**64), out)
+    return out.reshape(shape)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _mix1(z):
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@numba.njit(cache=True, nogil=True)
+def _at_step(table_bases, rows, add, out):
+    """``out[i] = _mix(table_bases[rows[i]] + add)``."""
+    for i in range(len(rows)):
+        out[i] = _mix1(table_bases[rows[i]] + add)
+
+
+@numba.njit(cache=True, nogil=True)
+def _uniform_at(table_bases, rows, add, out):
+    """``out[i] = to_uniform(_mix(table_bases[rows[i]] + add))``."""
+    for i in range(len(rows)):
+        out[i] = np.float64(_mix1(table_bases[rows[i]] + add) >> _S11) * 2.0**-53
 
 
 def keys(key: int, tables, step: int, stream: int) -> np.ndarray:
@@ -62,4 +100,4 @@ def to_uniform(seeds) -> np.ndarray:
 
 
 __all__ = ["AGENT", "NETWORK", "OPPONENT", "RESEED", "SNAPSHOT", "TEAM", "at_step", "bases", "keys", "to_uniform",
-           "uniforms"]
+           "uniforms", "uniforms_at"]

@@ -50,3 +50,20 @@ def test_sample_actions_is_the_torch_inverse_cdf_action_for_action():
     assert sample_actions(batch, u=u.reshape(4, 32)).shape == (4, 32)
     with pytest.raises(ValueError, match="one uniform number per row"):
         sample_actions(probs, u=u[:5])
+
+
+def test_sample_rows_writes_sample_actions_draws_and_their_log_probabilities():
+    from agents.neural import MASKED_LOGIT, policy_terms, sample_actions, sample_rows
+
+    rng = np.random.default_rng(1)
+    logits = torch.from_numpy(rng.normal(size=(100, 112)).astype(np.float32) * 3)
+    mask = torch.from_numpy(rng.random((100, 112)) < 0.2)
+    mask[:, 7] = True
+    logp, probs = policy_terms(torch.where(mask, logits, MASKED_LOGIT))
+    u = rng.random(100)
+    actions, chosen = np.full(100, -1, dtype=np.int64), np.zeros(100, dtype=np.float32)
+    sample_rows(probs.numpy(), logp.numpy(), u, actions, chosen)
+    assert np.array_equal(actions, sample_actions(probs, u=u).numpy())
+    assert np.array_equal(chosen, logp.numpy()[np.arange(100), actions])
+    with pytest.raises(ValueError, match="sample_rows"):
+        sample_rows(probs.numpy(), logp.numpy(), u[:5], actions, chosen)

@@ -114,3 +114,20 @@ def test_central_critic_reads_sparse_batches_as_dense_ones():
     critic.zero_grad()
     dense.sum().backward()
     torch.testing.assert_close(g_sparse, critic.trunk[0].weight.grad, rtol=1e-4, atol=1e-3)
+
+
+def test_collections_first_layer_is_the_updates_bit_for_bit():
+    from agents.sparse_input import sparse_input_linear, sparse_rows_linear
+
+    obs, _ = _observations()
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(OBS_SIZE, 256)
+    table = layer.weight.detach().t().contiguous()
+    with torch.no_grad():
+        full = sparse_input_linear(SparseObs.from_dense(obs), layer)  # rows padded to the widest
+        for rows in (obs[:1], obs[:104], obs):
+            out = sparse_rows_linear(torch.from_numpy(np.ascontiguousarray(rows)), table, layer.bias.detach())
+            assert torch.equal(out, full[:len(rows)])
+        empty = np.zeros((3, OBS_SIZE), dtype=np.float32)
+        assert torch.equal(sparse_rows_linear(torch.from_numpy(empty), table, layer.bias.detach()),
+                           layer.bias.detach().expand(3, -1))

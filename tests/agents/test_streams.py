@@ -76,3 +76,19 @@ def test_a_tables_numbers_are_the_streams_numbers():
     tables.t = 5
     assert np.array_equal(tables.numbers(np.array([1, 3]), OPPONENT), uniforms(11, [3, 20], 5, OPPONENT))
     assert np.array_equal(tables.agent_seeds(), keys(11, [7, 3, 9, 20], 5, AGENT))
+
+
+def test_the_compiled_steps_are_the_numpy_mixing():
+    from agents.streams import _G, _mix, at_step, bases, uniforms_at
+
+    b = bases(2**33 + 5, np.arange(300), NETWORK)
+    idx = np.array([299, 0, 7, 7, 150])
+    for step in (0, 1, 64, 2**40, 2**70):
+        expected = _mix(b + np.uint64(_G * step % 2**64))
+        assert np.array_equal(at_step(b, step), expected)
+        assert np.array_equal(at_step(b, step, idx), expected[idx])
+        assert np.array_equal(uniforms_at(b, step, idx), to_uniform(expected[idx]))
+    grid = bases(3, np.arange(12).reshape(3, 4), AGENT)
+    assert at_step(grid, 4).shape == (3, 4)
+    assert np.array_equal(at_step(grid, 4), _mix(grid + np.uint64(_G * 4 % 2**64)))
+    assert uniforms_at(b, 3, np.array([], dtype=np.int64)).shape == (0,)
