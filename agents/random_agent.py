@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import random
 
+import numba
 import numpy as np
 
 from belote_env.rules.info import InfoState
 
 from .base import Agent
-from .streams import to_uniform
 
 
 class RandomAgent(Agent):
@@ -45,9 +45,30 @@ class RandomAgent(Agent):
         """As :meth:`act` row by row; with ``seeds``, row ``i`` picks from ``seeds[i]`` (``agents.streams``)."""
         if seeds is None:
             return super().act_batch(observations, action_masks, infos)
-        legal = np.asarray(action_masks) != 0
-        count = legal.sum(axis=1)
-        if not count.all():
+        masks = np.ascontiguousarray(action_masks)
+        if masks.dtype != np.int8:
+            masks = (masks != 0).view(np.int8)  # bool and int8 masks are read as they are
+        out = np.empty(len(masks), dtype=np.int64)
+        if _kth_legal(masks, np.asarray(seeds, dtype=np.uint64).reshape(-1), out) >= 0:
             raise ValueError("RandomAgent.act_batch was called with an empty mask")
-        k = (to_uniform(seeds) * count).astype(np.int64)  # the k-th legal action of each row
-        return (legal.cumsum(axis=1) > k[:, None]).argmax(axis=1).tolist()
+        return out.tolist()
+
+
+@numba.njit(cache=True, nogil=True)
+def _kth_legal(masks, seeds, out):
+    """Row ``i``: the ``floor(to_uniform(seeds[i]) * count)``-th of its ``count`` legal actions. Returns the first
+    row without a legal action (nothing written from there), else -1."""
+    for i in range(masks.shape[0]):
+        count = 0
+        for j in range(masks.shape[1]):
+            count += masks[i, j] != 0
+        if count == 0:
+            return i
+        k = np.int64(np.float64(seeds[i] >> np.uint64(11)) * 2.0**-53 * count)
+        for j in range(masks.shape[1]):
+            if masks[i, j] != 0:
+                if k == 0:
+                    out[i] = j
+                    break
+                k -= 1
+    return -1

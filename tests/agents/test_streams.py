@@ -92,3 +92,28 @@ def test_the_compiled_steps_are_the_numpy_mixing():
     assert at_step(grid, 4).shape == (3, 4)
     assert np.array_equal(at_step(grid, 4), _mix(grid + np.uint64(_G * 4 % 2**64)))
     assert uniforms_at(b, 3, np.array([], dtype=np.int64)).shape == (0,)
+
+
+def test_the_random_agents_kernel_picks_the_numpy_formulas_action():
+    import pytest
+
+    from agents.random_agent import RandomAgent
+    from agents.streams import at_step, bases
+
+    def numpy_pick(masks, seeds):  # RandomAgent.act_batch with seeds until 2026-12-02
+        legal = np.asarray(masks) != 0
+        k = (to_uniform(seeds) * legal.sum(axis=1)).astype(np.int64)
+        return (legal.cumsum(axis=1) > k[:, None]).argmax(axis=1).tolist()
+
+    agent, rng = RandomAgent(), np.random.default_rng(0)
+    for trial in range(100):
+        n = int(rng.integers(1, 60))
+        m = rng.random((n, 112)) < rng.uniform(0.01, 1)
+        m[np.arange(n), rng.integers(0, 112, n)] = True
+        seeds = at_step(bases(trial, np.arange(n), AGENT), trial)
+        seeds[0] = np.uint64(2**64 - 1)  # u just under 1: the last legal action
+        for masks in (m, m.astype(np.int8), m.astype(np.float32)):
+            assert agent.act_batch(None, masks, [None] * n, seeds=seeds) == numpy_pick(masks, seeds), trial
+    m[-1] = False
+    with pytest.raises(ValueError, match="empty mask"):
+        agent.act_batch(None, m, [None] * n, seeds=seeds)
