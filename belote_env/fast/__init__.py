@@ -15,7 +15,8 @@ Importing this package compiles nothing; the kernels are compiled on their
 first call and cached on disk (``cache=True``) in a folder named after a
 digest of their sources (this package, the rules core, the observation
 layout), so only the first run after a change pays the compilation (about a
-minute for all kernels) and a change never reuses a stale compilation.
+minute for all kernels) and a change never reuses a stale compilation. The
+folders of older sources are removed, the last few used kept (:data:`KEEP_CACHES`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -50,10 +53,15 @@ def source_digest(*extra: Path) -> str:
     return h.hexdigest()[:16]
 
 
+KEEP_CACHES = 4  # per tag: the cache folders of the sources used last (another checkout, a branch switched back to)
+
+
 def _cache_dir(tag: str, digest: str) -> str:
     """A writable folder for numba's cache named after ``tag`` and ``digest``: numba checks only the
     timestamp of the file that defines a kernel, and kernels read constants of other modules (tables.py,
-    the rules core), so a change there must not reuse a stale compilation. '' when none is writable."""
+    the rules core), so a change there must not reuse a stale compilation. '' when none is writable.
+    The folder's time is set to now (it was used) and the folders of the same tag beyond the
+    :data:`KEEP_CACHES` used last are removed (:func:`_prune_caches`)."""
     bases = [os.environ.get("NUMBA_CACHE_DIR"), Path(__file__).resolve().parent / "__pycache__",
              Path.home() / ".cache" / "belote_env"]
     for base in bases:
@@ -65,10 +73,26 @@ def _cache_dir(tag: str, digest: str) -> str:
             probe = path / f".probe-{os.getpid()}"
             probe.write_text("")
             probe.unlink()
-            return str(path)
+            os.utime(path)
         except OSError:
             continue
+        _prune_caches(Path(base), tag, KEEP_CACHES)
+        return str(path)
     return ""
+
+
+def _prune_caches(base: Path, tag: str, keep: int) -> list[Path]:
+    """Remove the cache folders ``<tag>-<digest>`` of ``base`` but the ``keep`` used last (by their times);
+    returns the removed ones. Errors (a folder another process removes or holds) are ignored."""
+    pattern = re.compile(re.escape(tag) + r"-[0-9a-f]{16}")
+    try:
+        folders = [f for f in base.iterdir() if pattern.fullmatch(f.name) and f.is_dir()]
+        folders.sort(key=lambda f: f.stat().st_mtime, reverse=True)
+    except OSError:
+        return []
+    for old in folders[keep:]:
+        shutil.rmtree(old, ignore_errors=True)
+    return folders[keep:]
 
 
 def import_cached(module: str, tag: str, *extra: Path):
