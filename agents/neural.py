@@ -243,7 +243,7 @@ class PolicyValueNet(nn.Module):
         """The trunk after its first layer, the products by :func:`agents.fast_linear.linear` (``packed``: the
         weights of :meth:`row_weights`, else the parameters)."""
         i = 0
-        for m in itertools.islice(self.trunk, 1, None):  # not trunk[1:], a new Sequential at every call (~40 µs)
+        for m in itertools.islice(self.trunk, 1, None):  # not trunk[1:]: a new Sequential at every call (12 µs)
             if isinstance(m, nn.Linear):
                 h = fast_linear.linear(h, m.weight if packed is None else packed[i], m.bias)
                 i += 1
