@@ -14,8 +14,8 @@ Results equal the dense layer's up to float rounding (the sums run in another or
 ``python benchmarks/bench_sparse_input.py`` (figures in docs/training.md). Collection's forward pass
 (``train.collect``, through ``PolicyValueNet.forward_rows``) runs the same ``embedding_bag`` on the same
 entries, without gradients and without the padding (:func:`sparse_rows_linear`), and the other layers on
-oneDNN as the update does (:mod:`agents.fast_linear`), so the log-probabilities and values it records are those the update recomputes,
-bit for bit with one thread.
+oneDNN as the update does (:mod:`agents.fast_linear`), so the log-probabilities and values it records are
+those the update recomputes, bit for bit with one thread.
 
 :func:`to_csr` and :func:`from_csr` are the same non-zero entries without padding (row offsets, int16
 columns): the form in which Ray rollout actors send observations (``agents.ray_rollouts.pack_rollout``).
