@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+import numba
 import numpy as np
 
 from belote_env.rules.actions import action_name
@@ -107,16 +108,24 @@ class Runner:
                 raise AgentActionError(f"agent {agent!r}.act_batch returned {len(acts)} actions for {len(idx)} decisions")
         except (TypeError, ValueError) as e:
             raise AgentActionError(f"agent {agent!r} returned {got!r}, not one action id per decision") from e
-        ok = (acts >= 0) & (acts < m.shape[1])
-        ok[ok] = m[np.flatnonzero(ok), acts[ok]] != 0
-        if not ok.all():
-            j = int(np.flatnonzero(~ok)[0])
+        j = _first_illegal(m, acts)
+        if j >= 0:
             t = int(idx[j])
             legal = ", ".join(action_name(a) for a in np.flatnonzero(m[j]).tolist())
             raise AgentActionError(
                 f"agent {agent!r} at seat {int(seat[t])} of table {t} returned {int(acts[j])}, which is not legal "
                 f"there; legal actions: {legal}")
         return acts
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_illegal(masks, actions):
+    """The first row whose action is outside its mask (int8 rows), or -1."""
+    for i in range(len(actions)):
+        a = actions[i]
+        if a < 0 or a >= masks.shape[1] or masks[i, a] == 0:
+            return i
+    return -1
 
 
 @dataclass

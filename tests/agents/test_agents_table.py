@@ -108,6 +108,31 @@ def test_illegal_action_names_agent_and_legal_set():
         play_game(load_variant("coinche"), [RandomAgent(0), Illegal(), RandomAgent(1), Illegal()])
 
 
+class OutOfRange(Agent):
+    needs_observation = False
+
+    def __init__(self, bad_row: int, action: int):
+        self.bad_row, self.action = bad_row, action
+
+    def act_batch(self, observations, action_masks, infos):
+        acts = [int(np.flatnonzero(m)[0]) for m in action_masks]
+        acts[self.bad_row] = self.action
+        return acts
+
+
+@pytest.mark.parametrize("action", [-1, 112, 10**6])
+def test_an_answer_outside_the_actions_names_its_table(action):
+    from belote_env.vector import VectorEnv
+
+    venv = VectorEnv("coinche", num_tables=5, seed=3)
+    obs, mask, seat = venv.reset()
+    runner = Runner(venv, [OutOfRange(3, action)], np.zeros((5, 4), dtype=np.int64))
+    with pytest.raises(AgentActionError, match=f"of table 3 returned {action}, which is not legal there"):
+        runner.actions(obs, mask, seat)
+    runner = Runner(venv, [OutOfRange(0, int(np.flatnonzero(mask[0])[0]))], np.zeros((5, 4), dtype=np.int64))
+    assert (runner.actions(obs, mask, seat) == [int(np.flatnonzero(m)[0]) for m in mask]).all()
+
+
 class Garbage(Agent):
     needs_observation = False
 
