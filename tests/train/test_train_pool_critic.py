@@ -75,7 +75,7 @@ def test_pool_state_round_trips():
         assert all(torch.equal(x.net.state_dict()[k], v) for k, v in y.net.state_dict().items())
     small = OpponentPool(2, net.config())  # a smaller pool on resume keeps the newest snapshots
     small.load_state(pool.state())
-    assert small.updates == [20, 30] and [float(a.net.value.bias) for a in small.agents] == [2.0, 3.0]
+    assert small.updates == [20, 30] and [float(a.net.value.bias.detach()) for a in small.agents] == [2.0, 3.0]
     small.add(net, 40)
     assert small.updates == [40, 30]
 
