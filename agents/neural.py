@@ -101,8 +101,7 @@ def sample_actions(probs: torch.Tensor, generator: torch.Generator | None = None
     p = probs.detach().cpu().numpy().reshape(-1, probs.shape[-1])
     if len(u) != p.shape[0]:
         raise ValueError(f"sample_actions needs one uniform number per row: {p.shape[0]} rows, {len(u)} numbers")
-    actions = np.empty(p.shape[0], dtype=np.int64)
-    _inverse_cdf(np.ascontiguousarray(p), u, actions, p[:0], actions[:0].astype(p.dtype))
+    actions = _inverse_cdf(np.ascontiguousarray(p), u, np.empty(p.shape[0], dtype=np.int64))
     return torch.from_numpy(actions).reshape(probs.shape[:-1]).to(probs.device)
 
 
@@ -113,27 +112,38 @@ def sample_rows(probs: np.ndarray, logp: np.ndarray, u: np.ndarray, actions: np.
     if not (probs.shape == logp.shape and probs.shape[0] == len(u) == len(actions) == len(logp_out)):
         raise ValueError(f"sample_rows: {probs.shape} probabilities, {logp.shape} log-probabilities, {len(u)} "
                          f"numbers, {len(actions)} and {len(logp_out)} outputs")
-    _inverse_cdf(probs, u, actions, logp, logp_out)
+    _inverse_cdf_logp(probs, logp, u, actions, logp_out)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _draw(p, u):
+    """The action of the row ``p`` for the uniform number ``u`` (:func:`sample_actions`' rule)."""
+    a = p.shape[0]
+    last, total = a - 1, 0.0  # the last action of positive probability (the last action if none)
+    for j in range(a):
+        total += np.float64(p[j])
+        if p[j] > 0:
+            last = j
+    threshold, cdf, below = u * total, 0.0, 0
+    for j in range(a):
+        cdf += np.float64(p[j])
+        if cdf <= threshold:
+            below += 1
+    return min(below, last)
 
 
 @numba.njit(cache=True, nogil=True)
-def _inverse_cdf(probs, u, out, logp, logp_out):
-    n, a = probs.shape
-    for i in range(n):
-        last, total = a - 1, 0.0  # the last action of positive probability (the last action if none)
-        for j in range(a):
-            total += np.float64(probs[i, j])
-            if probs[i, j] > 0:
-                last = j
-        threshold, cdf, below = u[i] * total, 0.0, 0
-        for j in range(a):
-            cdf += np.float64(probs[i, j])
-            if cdf <= threshold:
-                below += 1
-        out[i] = min(below, last)
-        if len(logp_out):
-            logp_out[i] = logp[i, out[i]]
+def _inverse_cdf(probs, u, out):
+    for i in range(probs.shape[0]):
+        out[i] = _draw(probs[i], u[i])
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _inverse_cdf_logp(probs, logp, u, out, logp_out):
+    for i in range(probs.shape[0]):
+        out[i] = _draw(probs[i], u[i])
+        logp_out[i] = logp[i, out[i]]
 
 
 class Learner:

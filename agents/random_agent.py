@@ -10,6 +10,7 @@ import numpy as np
 from belote_env.rules.info import InfoState
 
 from .base import Agent
+from .streams import uniform1
 
 
 class RandomAgent(Agent):
@@ -56,7 +57,7 @@ class RandomAgent(Agent):
 
 @numba.njit(cache=True, nogil=True)
 def _kth_legal(masks, seeds, out):
-    """Row ``i``: the ``floor(to_uniform(seeds[i]) * count)``-th of its ``count`` legal actions. Returns the first
+    """Row ``i``: the ``floor(uniform1(seeds[i]) * count)``-th of its ``count`` legal actions. Returns the first
     row without a legal action (nothing written from there), else -1."""
     for i in range(masks.shape[0]):
         count = 0
@@ -64,7 +65,7 @@ def _kth_legal(masks, seeds, out):
             count += masks[i, j] != 0
         if count == 0:
             return i
-        k = np.int64(np.float64(seeds[i] >> np.uint64(11)) * 2.0**-53 * count)
+        k = np.int64(uniform1(seeds[i]) * count)
         for j in range(masks.shape[1]):
             if masks[i, j] != 0:
                 if k == 0:

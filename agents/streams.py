@@ -27,11 +27,32 @@ _M2 = np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
 
 
-def _mix(z: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser on a uint64 array (wrapping arithmetic; arrays, so numpy does not warn)."""
+@numba.njit(cache=True, nogil=True, inline="always")
+def mix1(z):
+    """splitmix64's finaliser on one uint64 (wrapping arithmetic): the one definition of the mixing."""
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
     return z ^ (z >> _S31)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def uniform1(seed):
+    """The float64 in [0, 1) of one uint64: its top 53 bits (:func:`to_uniform` of one number)."""
+    return np.float64(seed >> _S11) * 2.0**-53
+
+
+@numba.njit(cache=True, nogil=True)
+def _mix_all(z, out):
+    for i in range(len(z)):
+        out[i] = mix1(z[i])
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """:func:`mix1` on every entry of a uint64 array."""
+    z = np.ascontiguousarray(z, dtype=np.uint64)
+    out = np.empty_like(z)
+    _mix_all(z.reshape(-1), out.reshape(-1))
+    return out
 
 
 def bases(key: int, tables, stream: int) -> np.ndarray:
@@ -63,25 +84,18 @@ def _step(table_bases, step: int, idx, dtype) -> np.ndarray:
     return out.reshape(shape)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _mix1(z):
-    z = (z ^ (z >> _S30)) * _M1
-    z = (z ^ (z >> _S27)) * _M2
-    return z ^ (z >> _S31)
-
-
 @numba.njit(cache=True, nogil=True)
 def _at_step(table_bases, rows, add, out):
-    """``out[i] = _mix(table_bases[rows[i]] + add)``."""
+    """``out[i] = mix1(table_bases[rows[i]] + add)``."""
     for i in range(len(rows)):
-        out[i] = _mix1(table_bases[rows[i]] + add)
+        out[i] = mix1(table_bases[rows[i]] + add)
 
 
 @numba.njit(cache=True, nogil=True)
 def _uniform_at(table_bases, rows, add, out):
-    """``out[i] = to_uniform(_mix(table_bases[rows[i]] + add))``."""
+    """``out[i] = uniform1(mix1(table_bases[rows[i]] + add))``."""
     for i in range(len(rows)):
-        out[i] = np.float64(_mix1(table_bases[rows[i]] + add) >> _S11) * 2.0**-53
+        out[i] = uniform1(mix1(table_bases[rows[i]] + add))
 
 
 def keys(key: int, tables, step: int, stream: int) -> np.ndarray:
@@ -96,7 +110,16 @@ def uniforms(key: int, tables, step: int, stream: int) -> np.ndarray:
 
 def to_uniform(seeds) -> np.ndarray:
     """The float64 in [0, 1) of each uint64 of ``seeds`` (what an agent given ``seeds`` draws from)."""
-    return (np.asarray(seeds, dtype=np.uint64) >> _S11).astype(np.float64) * 2.0**-53
+    s = np.ascontiguousarray(seeds, dtype=np.uint64)
+    out = np.empty(s.shape, dtype=np.float64)
+    _uniform_all(s.reshape(-1), out.reshape(-1))
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _uniform_all(seeds, out):
+    for i in range(len(seeds)):
+        out[i] = uniform1(seeds[i])
 
 
 __all__ = ["AGENT", "NETWORK", "OPPONENT", "RESEED", "SNAPSHOT", "TEAM", "at_step", "bases", "keys", "to_uniform",

@@ -79,7 +79,12 @@ def test_a_tables_numbers_are_the_streams_numbers():
 
 
 def test_the_compiled_steps_are_the_numpy_mixing():
-    from agents.streams import _G, _mix, at_step, bases, uniforms_at
+    from agents.streams import _G, _M1, _M2, at_step, bases, uniforms_at
+
+    def _mix(z):  # splitmix64's finaliser in numpy, as agents.streams computed it until 2026-12-02
+        z = (z ^ (z >> np.uint64(30))) * _M1
+        z = (z ^ (z >> np.uint64(27))) * _M2
+        return z ^ (z >> np.uint64(31))
 
     b = bases(2**33 + 5, np.arange(300), NETWORK)
     idx = np.array([299, 0, 7, 7, 150])
@@ -87,7 +92,7 @@ def test_the_compiled_steps_are_the_numpy_mixing():
         expected = _mix(b + np.uint64(_G * step % 2**64))
         assert np.array_equal(at_step(b, step), expected)
         assert np.array_equal(at_step(b, step, idx), expected[idx])
-        assert np.array_equal(uniforms_at(b, step, idx), to_uniform(expected[idx]))
+        assert np.array_equal(uniforms_at(b, step, idx), (expected[idx] >> np.uint64(11)).astype(np.float64) * 2.0**-53)
     grid = bases(3, np.arange(12).reshape(3, 4), AGENT)
     assert at_step(grid, 4).shape == (3, 4)
     assert np.array_equal(at_step(grid, 4), _mix(grid + np.uint64(_G * 4 % 2**64)))
@@ -102,7 +107,8 @@ def test_the_random_agents_kernel_picks_the_numpy_formulas_action():
 
     def numpy_pick(masks, seeds):  # RandomAgent.act_batch with seeds until 2026-12-02
         legal = np.asarray(masks) != 0
-        k = (to_uniform(seeds) * legal.sum(axis=1)).astype(np.int64)
+        u = (np.asarray(seeds, dtype=np.uint64) >> np.uint64(11)).astype(np.float64) * 2.0**-53
+        k = (u * legal.sum(axis=1)).astype(np.int64)
         return (legal.cumsum(axis=1) > k[:, None]).argmax(axis=1).tolist()
 
     agent, rng = RandomAgent(), np.random.default_rng(0)
