@@ -50,6 +50,7 @@ from agents.neural import (MIN_ROWS, Learner, NeuralAgent, PolicyValueNet, Spars
 from agents.options import ConfigError, fields_of
 from agents.pool import OpponentPool
 from agents.plots import plot_run, read_scalars  # noqa: F401  (train.read_scalars for scripts)
+from agents.sparse_input import gather_rows
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 from belote_env.rules.errors import BeloteError
@@ -192,13 +193,13 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
         k, start = len(mine), buf.size
         if k:
             o, m = buf.obs[start:start + k], buf.mask[start:start + k]
-            np.take(obs, mine, axis=0, out=o)
+            nonzeros = gather_rows(obs, mine, o)  # the rows copied to the buffer, and their non-zero entries
             np.take(mask, mine, axis=0, out=m)
             t1 = clock()
             # row-invariant forward and the tables' own numbers: a table's actions do not depend on the others
             kp = padded_rows(k)
             logits, value = net.forward_rows(torch.from_numpy(buf.obs[start:start + kp]),
-                                             torch.from_numpy(buf.mask[start:start + kp]), k, weights)
+                                             torch.from_numpy(buf.mask[start:start + kp]), k, weights, nonzeros)
             if critic is not None:  # the policy above never sees the hidden hands
                 buf.hidden[start:start + k] = hidden_features(venv, mine, seat[mine])
                 value = critic(torch.from_numpy(o), torch.from_numpy(buf.hidden[start:start + k]))

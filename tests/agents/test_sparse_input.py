@@ -131,3 +131,46 @@ def test_collections_first_layer_is_the_updates_bit_for_bit():
         empty = np.zeros((3, OBS_SIZE), dtype=np.float32)
         assert torch.equal(sparse_rows_linear(torch.from_numpy(empty), table, layer.bias.detach()),
                            layer.bias.detach().expand(3, -1))
+
+
+def test_gather_rows_copies_the_rows_and_gives_their_nonzeros():
+    from agents.sparse_input import gather_rows, sparse_rows_linear, to_csr
+
+    obs, _ = _observations(n_steps=5)
+    obs[3, 7] = -0.0  # a -0.0 entry is not a non-zero one (as in to_csr)
+    rows = np.array([5, 3, 300, 3, 0], dtype=np.int64)
+    out = np.full((8, OBS_SIZE), 7.0, dtype=np.float32)
+    indptr, idx, val = gather_rows(obs, rows, out)
+    assert np.array_equal(out[:5], obs[rows]) and (out[5:] == 7.0).all()
+    want = to_csr(obs[rows])
+    assert np.array_equal(indptr, want[0]) and np.array_equal(idx, want[1]) and np.array_equal(val, want[2])
+    # read by the first layer in place of the scan of the batch, rows past them (padding) as zero rows
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(OBS_SIZE, 64)
+    table, bias = layer.weight.detach().t().contiguous(), layer.bias.detach()
+    padded = torch.from_numpy(out)
+    got = sparse_rows_linear(padded, table, bias, (indptr, idx, val))
+    assert torch.equal(got[:5], sparse_rows_linear(padded[:5], table, bias))
+    assert torch.equal(got[5:], bias.expand(3, -1))
+    empty = gather_rows(obs, np.zeros(0, dtype=np.int64), out)
+    assert torch.equal(sparse_rows_linear(padded[:2], table, bias, empty), bias.expand(2, -1))
+
+
+def test_gather_rows_rejects_bad_input():
+    from agents.sparse_input import gather_rows, sparse_rows_linear
+
+    obs, _ = _observations(n_steps=1, tables=4)
+    out = np.zeros((4, OBS_SIZE), dtype=np.float32)
+    with pytest.raises(IndexError, match="rows must lie in 0..3"):
+        gather_rows(obs, np.array([4]), out)
+    with pytest.raises(ValueError, match="float32"):
+        gather_rows(obs.astype(np.float64), np.array([0]), out)
+    with pytest.raises(ValueError, match="at least 5 rows"):
+        gather_rows(obs, np.array([0, 1, 2, 3, 0]), out)
+    nz = gather_rows(obs, np.array([0, 1, 2]), out)
+    layer = torch.nn.Linear(OBS_SIZE, 8)
+    with pytest.raises(ValueError, match="nonzeros of 3 rows"):
+        sparse_rows_linear(torch.from_numpy(out[:2]), layer.weight.detach().t().contiguous(), layer.bias.detach(), nz)
+    net = PolicyValueNet(OBS_SIZE, (16,), 112)
+    with pytest.raises(ValueError, match="training path only"):
+        net.forward_rows(torch.from_numpy(out), torch.ones(4, 112, dtype=torch.bool), 3, None, nz)
