@@ -41,16 +41,15 @@ from agents import options, streams
 from agents.bc import warm_start
 from agents.checkpoint import (checkpoint_dir, free_run_name, latest_checkpoint, restore_rngs, resume_checkpoint,
                                save_checkpoint)
-from agents.collection import Tables, credit_rewards, link_decisions
+from agents.collection import Rollout, Tables, credit_rewards, link_decisions
 from agents.critic import HIDDEN_SIZE, CentralCritic, critic_state, hidden_features, load_critic
 from agents.evaluation import (evaluate_checkpoint, final_evaluation, log_hyperparameters, log_update,
                                 periodic_evaluation, progress_figures)
-from agents.neural import (MIN_ROWS, Learner, NeuralAgent, PolicyValueNet, SparseObs, adam, build_net, one_thread,
+from agents.neural import (Learner, NeuralAgent, PolicyValueNet, adam, build_net, one_thread,
                            padded_rows, policy_terms, sample_rows)
 from agents.options import ConfigError, fields_of
 from agents.pool import OpponentPool
 from agents.plots import plot_run, read_scalars  # noqa: F401  (train.read_scalars for scripts)
-from agents.sparse_input import gather_rows
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 from belote_env.rules.errors import BeloteError
@@ -146,34 +145,6 @@ def validate(args: Args, resuming: bool = False) -> Args:
 # Collection
 # ---------------------------------------------------------------------------
 
-class Rollout:
-    """The network's decisions of one rollout, in the order they were made."""
-
-    def __init__(self, capacity: int, hidden_size: int = 0):
-        # observations and masks have MIN_ROWS rows of room past the capacity: collection's forward pass
-        # pads each step's batch with the rows after it (PolicyValueNet.forward_rows)
-        self.obs = np.zeros((capacity + MIN_ROWS, OBS_SIZE), dtype=np.float32)
-        self.hidden = np.zeros((capacity, hidden_size), dtype=np.float32)  # the central critic's hidden hands
-        self.mask = np.zeros((capacity + MIN_ROWS, NUM_ACTIONS), dtype=np.bool_)
-        self.actions = np.zeros(capacity, dtype=np.int64)
-        self.logprobs = np.zeros(capacity, dtype=np.float32)
-        self.values = np.zeros(capacity, dtype=np.float32)
-        self.rewards = np.zeros(capacity, dtype=np.float32)
-        self.dones = np.zeros(capacity, dtype=bool)
-        self.next_value = np.zeros(capacity, dtype=np.float32)  # value of the seat's next decision (or bootstrap)
-        self.next_index = np.full(capacity, -1, dtype=np.int64)  # the seat's next decision in this rollout
-        self.per_step: list[int] = []  # decisions made at each step (Ray actors' rollouts merge step by step)
-        self.size = 0
-
-    def clear(self) -> None:
-        self.rewards[:self.size] = 0.0
-        self.dones[:self.size] = False
-        self.next_value[:self.size] = 0.0
-        self.next_index[:self.size] = -1
-        self.per_step = []
-        self.size = 0
-
-
 @one_thread  # row-invariant forward passes (a run equals its Ray twin) whatever torch_threads gives the update
 @torch.no_grad()
 def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, stats: dict,
@@ -192,17 +163,16 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
         mine = np.flatnonzero(runner.acting(seat) < 0)
         k, start = len(mine), buf.size
         if k:
-            o, m = buf.obs[start:start + k], buf.mask[start:start + k]
-            nonzeros = gather_rows(obs, mine, o)  # the rows copied to the buffer, and their non-zero entries
-            np.take(mask, mine, axis=0, out=m)
+            nonzeros = buf.add_observations(start, obs, mine)  # the rows' non-zero entries, as the buffer keeps them
+            np.take(mask, mine, axis=0, out=buf.mask[start:start + k])
             t1 = clock()
             # row-invariant forward and the tables' own numbers: a table's actions do not depend on the others
-            kp = padded_rows(k)
-            logits, value = net.forward_rows(torch.from_numpy(buf.obs[start:start + kp]),
-                                             torch.from_numpy(buf.mask[start:start + kp]), k, weights, nonzeros)
+            logits, value = net.forward_nonzeros(nonzeros, torch.from_numpy(buf.mask[start:start + padded_rows(k)]),
+                                                 k, weights)
             if critic is not None:  # the policy above never sees the hidden hands
                 buf.hidden[start:start + k] = hidden_features(venv, mine, seat[mine])
-                value = critic(torch.from_numpy(o), torch.from_numpy(buf.hidden[start:start + k]))
+                value = critic(torch.from_numpy(buf.observations(start, start + k)),
+                               torch.from_numpy(buf.hidden[start:start + k]))
             logp, probs = policy_terms(logits)
             a = buf.actions[start:start + k]
             sample_rows(probs.numpy(), logp.numpy(), tables.numbers(mine, streams.NETWORK), a, buf.logprobs[start:start + k])
@@ -268,7 +238,7 @@ def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, buf: Rollo
     n = buf.size
     dev = next(net.parameters()).device  # the learner's (train.py --device)
     # on the CPU the first layer runs on the non-zero entries only; elsewhere on the dense batch
-    b_obs = SparseObs.from_dense(buf.obs[:n]) if dev.type == "cpu" else torch.from_numpy(buf.obs[:n]).to(dev)
+    b_obs = buf.sparse_observations(n) if dev.type == "cpu" else torch.from_numpy(buf.observations(0, n)).to(dev)
     b_hidden, b_mask, b_actions, b_logprobs, b_values, b_adv, b_returns = (
         torch.from_numpy(a).to(dev) for a in (buf.hidden[:n], buf.mask[:n], buf.actions[:n], buf.logprobs[:n],
                                               buf.values[:n], adv, returns))

@@ -24,6 +24,7 @@ import numba
 import numpy as np
 
 from . import streams
+from .sparse_input import _append_csr, _place_csr
 from .table import MAX_REDEALS, Runner
 
 POOL = "pool"  # the label of the pool's tables in the training statistics (charts/return_vs_pool)
@@ -133,6 +134,135 @@ class Tables:
         self.last[fin] = -1
         self.length[fin] = 0
         self.draw_opponents(fin)
+
+
+ENTRIES_PER_ROW = 64  # the rollout buffer's first room for an observation's non-zero entries (about 40; it grows)
+
+
+class Rollout:
+    """The network's decisions of one rollout, in the order they were made (``train.collect`` fills it).
+
+    Observations are kept as their non-zero entries (about 40 of an observation's 853 floats), row after row:
+    row ``i``'s columns and values are ``obs_idx`` and ``obs_val`` at ``obs_ptr[i]:obs_ptr[i + 1]``. Collection
+    scans the engine's rows straight into them (:meth:`add_observations`) and runs its forward pass on them; the
+    PPO update reads them as a :class:`~agents.sparse_input.SparseObs` (:meth:`sparse_observations`); Ray
+    actors send them as they are (:meth:`csr_observations`); :meth:`observations` gives dense rows (a learner
+    on another device, the central critic). Dense rows in the buffer cost collection about 0.1 ms a step at
+    128 tables, writing 3.4 KB a row to memory a rollout had not touched since the last one (2026-12-02,
+    ``benchmarks/bench_collect_parts.py``). The other fields are arrays of ``capacity`` rows; the masks have
+    the padding of the forward pass past them (:func:`agents.neural.padded_rows`)."""
+
+    def __init__(self, capacity: int, hidden_size: int = 0):
+        from belote_env.observation import OBS_SIZE
+        from belote_env.rules.actions import NUM_ACTIONS
+
+        from .neural import MIN_ROWS
+
+        self.capacity, self.obs_size = capacity, OBS_SIZE
+        self.obs_ptr = np.zeros(capacity + 1, dtype=np.int64)
+        self.obs_idx = np.zeros(capacity * ENTRIES_PER_ROW, dtype=np.int64)
+        self.obs_val = np.zeros(capacity * ENTRIES_PER_ROW, dtype=np.float32)
+        self.hidden = np.zeros((capacity, hidden_size), dtype=np.float32)  # the central critic's hidden hands
+        self.mask = np.zeros((capacity + MIN_ROWS, NUM_ACTIONS), dtype=np.bool_)  # padding rows: forward_nonzeros
+        self.actions = np.zeros(capacity, dtype=np.int64)
+        self.logprobs = np.zeros(capacity, dtype=np.float32)
+        self.values = np.zeros(capacity, dtype=np.float32)
+        self.rewards = np.zeros(capacity, dtype=np.float32)
+        self.dones = np.zeros(capacity, dtype=bool)
+        self.next_value = np.zeros(capacity, dtype=np.float32)  # value of the seat's next decision (or bootstrap)
+        self.next_index = np.full(capacity, -1, dtype=np.int64)  # the seat's next decision in this rollout
+        self.per_step: list[int] = []  # decisions made at each step (Ray actors' rollouts merge step by step)
+        self.size = 0
+
+    def clear(self) -> None:
+        self.rewards[:self.size] = 0.0
+        self.dones[:self.size] = False
+        self.next_value[:self.size] = 0.0
+        self.next_index[:self.size] = -1
+        self.per_step = []
+        self.size = 0
+
+    def _check_rows(self, start: int, n: int) -> None:
+        if start < 0 or n < 0 or start + n > self.capacity:
+            raise ValueError(f"rows {start}..{start + n - 1} past the rollout buffer's {self.capacity}")
+
+    def _room(self, entries: int) -> None:
+        if entries > len(self.obs_idx):
+            size = max(entries, 2 * len(self.obs_idx))
+            for name in ("obs_idx", "obs_val"):
+                old = getattr(self, name)
+                new = np.zeros(size, dtype=old.dtype)
+                new[:len(old)] = old
+                setattr(self, name, new)
+
+    def add_observations(self, start: int, x: np.ndarray, rows: np.ndarray):
+        """Rows ``rows`` of ``x`` (the engine's observations: float32, C-contiguous) become the buffer's rows
+        ``start, start + 1, ...`` (the rows before ``start`` are kept, those after the new ones dropped). Returns
+        their non-zero entries (:meth:`nonzeros`), for ``PolicyValueNet.forward_nonzeros``."""
+        rows = np.asarray(rows, dtype=np.int64)
+        self._check_rows(start, len(rows))
+        if x.dtype != np.float32 or x.ndim != 2 or x.shape[1] != self.obs_size or not x.flags.c_contiguous:
+            raise ValueError(f"add_observations: C-contiguous float32 rows of {self.obs_size} columns expected, "
+                             f"got {x.dtype} {x.shape}")
+        if len(rows) and (rows.min() < 0 or rows.max() >= x.shape[0]):
+            raise IndexError(f"add_observations: rows must lie in 0..{x.shape[0] - 1}")
+        self._room(int(self.obs_ptr[start]) + len(rows) * x.shape[1])
+        _append_csr(x, rows, self.obs_ptr, start, self.obs_idx, self.obs_val)
+        return self.nonzeros(start, start + len(rows))
+
+    def write_observations(self, start: int, indptr, idx, val, order=None) -> None:
+        """The rows of the CSR ``(indptr, idx, val)`` (as :func:`~agents.sparse_input.to_csr` gives them) become the
+        buffer's rows ``start .. start + n - 1``, row ``i`` at ``start + order[i]`` when ``order`` (a permutation of
+        ``0 .. n - 1``) is given; the rows before ``start`` are kept, those after dropped."""
+        indptr = np.asarray(indptr, dtype=np.int64)
+        n = len(indptr) - 1
+        self._check_rows(start, n)
+        counts = np.diff(indptr)
+        order = np.arange(n) if order is None else np.asarray(order, dtype=np.int64)
+        if n and (counts.min() < 0 or indptr[0] != 0 or indptr[n] != len(idx) or len(val) != len(idx)
+                  or order.shape != (n,) or not np.array_equal(np.sort(order), np.arange(n))):
+            raise ValueError("write_observations: a CSR (offsets from 0 to its entries) and a permutation of its rows expected")
+        placed = np.empty(n, dtype=np.int64)
+        placed[order] = counts
+        c0 = int(self.obs_ptr[start])
+        self._room(c0 + int(indptr[n]) if n else c0)
+        self.obs_ptr[start + 1:start + n + 1] = c0 + np.cumsum(placed)
+        _place_csr(indptr, np.asarray(idx, dtype=np.int64), np.asarray(val, dtype=np.float32), order, self.obs_ptr,
+                   start, self.obs_idx, self.obs_val)
+
+    def nonzeros(self, start: int = 0, stop: int | None = None):
+        """The non-zero entries of rows ``start .. stop - 1`` (default: up to ``size``): ``(indptr from 0, columns,
+        values)``, views of the buffer but for ``indptr``."""
+        stop = self.size if stop is None else stop
+        self._check_rows(start, stop - start)
+        a, b = int(self.obs_ptr[start]), int(self.obs_ptr[stop])
+        return self.obs_ptr[start:stop + 1] - a, self.obs_idx[a:b], self.obs_val[a:b]
+
+    def observations(self, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """Rows ``start .. stop - 1`` (default: up to ``size``) as dense float32 observations (a new array)."""
+        from .sparse_input import from_csr
+
+        indptr, idx, val = self.nonzeros(start, stop)
+        return from_csr(indptr, idx, val, np.zeros((len(indptr) - 1, self.obs_size), dtype=np.float32))
+
+    def rows(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """Rows ``start .. stop - 1`` (default: up to ``size``) of the field ``name``, ``"obs"`` as dense rows
+        (:meth:`observations`); for code that goes through the fields by name (``ray_rollouts.BUFFER_FIELDS``)."""
+        stop = self.size if stop is None else stop
+        return self.observations(start, stop) if name == "obs" else getattr(self, name)[start:stop]
+
+    def sparse_observations(self, n: int | None = None):
+        """The first ``n`` rows (default: ``size``) as the PPO update reads them: the
+        :class:`~agents.sparse_input.SparseObs` that ``SparseObs.from_dense`` gives for their dense rows."""
+        from .sparse_input import SparseObs
+
+        return SparseObs.from_csr(*self.nonzeros(0, n))
+
+    def csr_observations(self, n: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The first ``n`` rows (default: ``size``) in :func:`~agents.sparse_input.to_csr`'s compact form (int32
+        offsets, int16 columns: what Ray actors send)."""
+        indptr, idx, val = self.nonzeros(0, n)
+        return indptr.astype(np.int32), idx.astype(np.int16), val.copy()
 
 
 @numba.njit(cache=True, nogil=True)

@@ -43,7 +43,7 @@ from agents.checkpoint import (  # noqa: F401  (re-exported: the checkpoint form
     load_checkpoint,
     weights_digest,
 )
-from agents.sparse_input import SparseObs, sparse_input_linear, sparse_rows_linear
+from agents.sparse_input import SparseObs, csr_rows_linear, sparse_input_linear, sparse_rows_linear
 from agents.streams import to_uniform
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
@@ -284,16 +284,16 @@ class PolicyValueNet(nn.Module):
         return RowWeights(self.trunk[0].weight.detach().t().contiguous(), packed,
                           (fast_linear.pack(weight), bias.detach()))
 
-    def _rows_features(self, x: torch.Tensor, weights: RowWeights | None, nonzeros=None) -> torch.Tensor:
+    def _rows_features(self, x: torch.Tensor, weights: RowWeights | None) -> torch.Tensor:
         """The trunk's output for a padded dense batch; with ``weights`` (:meth:`row_weights`), the training
-        path's: the first layer on each row's non-zero entries (:func:`~agents.sparse_input.sparse_rows_linear`,
-        given ``nonzeros`` or found in ``x``), the others on oneDNN."""
+        path's: the first layer on each row's non-zero entries (:func:`~agents.sparse_input.sparse_rows_linear`),
+        the others on oneDNN."""
         if weights is None:
             return self.trunk(x)
-        return self._fast_trunk(sparse_rows_linear(x, weights.table, self.trunk[0].bias, nonzeros), weights.hidden)
+        return self._fast_trunk(sparse_rows_linear(x, weights.table, self.trunk[0].bias), weights.hidden)
 
     def forward_rows(self, obs: torch.Tensor, mask: torch.Tensor, n: int | None = None,
-                     weights: RowWeights | None = None, nonzeros=None) -> tuple[torch.Tensor, torch.Tensor]:
+                     weights: RowWeights | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """:meth:`forward` on a dense CPU batch with every row's result independent of the batch it comes in,
         bit for bit, with one torch thread (``train.py``'s default): collection gives a table the same
         actions whether it is played with other tables or not (split among Ray actors: ``agents.streams``).
@@ -314,17 +314,28 @@ class PolicyValueNet(nn.Module):
         40 of 853), and the other products run on oneDNN (:mod:`agents.fast_linear`), as in the PPO update, so
         the log-probabilities and values collection records are those the update recomputes, bit for bit.
         The same results as without it up to float rounding, and as row-invariant (oneDNN's products are,
-        padded or not). Without it (the tournament's ``NeuralAgent``), the dense layers. ``nonzeros`` (with
-        ``weights``): the batch's non-zero entries as :func:`~agents.sparse_input.gather_rows` returns them when
-        it copies the batch into ``obs`` (``train.collect``), so the first layer does not scan ``obs`` again."""
-        if nonzeros is not None and weights is None:
-            raise ValueError("forward_rows: nonzeros are read by the training path only (pass weights=)")
+        padded or not). Without it (the tournament's ``NeuralAgent``), the dense layers."""
         n = obs.shape[0] if n is None else n
         k = padded_rows(n)
         if obs.shape[0] < k or mask.shape[0] < k:
             obs, mask = self._scratch("_rows_obs", obs[:n]), self._scratch("_rows_mask", mask[:n])
-        logits, value = self._heads(self._rows_features(obs[:k], weights, nonzeros), mask[:k], weights is not None,
+        logits, value = self._heads(self._rows_features(obs[:k], weights), mask[:k], weights is not None,
                                     None if weights is None else weights.heads)
+        return logits[:n], value[:n]
+
+    def forward_nonzeros(self, nonzeros, mask: torch.Tensor, n: int,
+                         weights: RowWeights) -> tuple[torch.Tensor, torch.Tensor]:
+        """:meth:`forward_rows` with ``weights`` (the training path) for ``n`` rows given by their non-zero entries
+        ``(indptr from 0, int64 columns, float32 values)``, as the rollout buffer keeps them
+        (``agents.collection.Rollout.add_observations``): ``train.collect``'s forward pass, with no dense rows.
+        The same results, bit for bit, as :meth:`forward_rows` on those rows (tested): the batch runs padded to
+        :func:`padded_rows` rows, zero rows past the given ones, which a row's result does not depend on. ``mask``
+        holds at least the ``n`` rows (with ``padded_rows(n)`` rows, used as they are; else copied and padded)."""
+        k = padded_rows(n)
+        if mask.shape[0] < k:
+            mask = self._scratch("_rows_mask", mask[:n])
+        h = self._fast_trunk(csr_rows_linear(*nonzeros, k, weights.table, self.trunk[0].bias), weights.hidden)
+        logits, value = self._heads(h, mask[:k], True, weights.heads)
         return logits[:n], value[:n]
 
     def value_rows(self, obs: torch.Tensor, weights: RowWeights | None = None) -> torch.Tensor:

@@ -46,29 +46,31 @@ PLAIN_FIELDS = BUFFER_FIELDS[2:]  # sent as they are; observations and masks are
 
 def pack_rollout(buf, n: int) -> dict:
     """The first ``n`` decisions of the rollout ``buf`` as an actor sends them: the observations as their
-    non-zero entries (``to_csr``: about 37 of 853 per row), the legal-action masks as bits, the other fields
-    as they are (about 12x fewer bytes than the dense buffer on coinche.yaml: ``benchmarks/bench_ray_collect.py``)."""
-    from .sparse_input import to_csr
-
+    non-zero entries (as the buffer keeps them, in ``to_csr``'s form: about 37 of 853 per row), the legal-action
+    masks as bits, the other fields as they are (about 12x fewer bytes than dense observations and masks on
+    coinche.yaml: ``benchmarks/bench_ray_collect.py``)."""
     out = {f: getattr(buf, f)[:n] for f in PLAIN_FIELDS}
     out["per_step"] = np.asarray(buf.per_step, dtype=np.int32)
-    out["obs_csr"] = to_csr(buf.obs[:n])
+    out["obs_csr"] = buf.csr_observations(n)  # the buffer's own form, columns as int16
     out["mask_bits"] = np.packbits(buf.mask[:n], axis=1)
     return out
 
 
-def unpack_rollout(part: dict, buf, off: int = 0, rows=None) -> int:
-    """Write an actor's ``pack_rollout`` into ``buf`` from decision ``off`` on (or decision ``i`` at
-    ``rows[i]``); the number of decisions. Successor links are written as they are (see :func:`merge_rollouts`)."""
-    from .sparse_input import from_csr
-
+def unpack_rollout(part: dict, buf, off: int = 0) -> int:
+    """Write an actor's ``pack_rollout`` into ``buf`` as its decisions ``off, off + 1, ...`` (the decisions
+    before ``off`` are kept, the observations of those after dropped); the number of decisions. Successor links
+    are written as they are (see :func:`merge_rollouts`)."""
     n = len(part["actions"])
-    rows = np.arange(off, off + n) if rows is None else rows
+    _unpack_fields(part, buf, np.arange(off, off + n))
+    buf.write_observations(off, *part["obs_csr"])
+    return n
+
+
+def _unpack_fields(part: dict, buf, rows: np.ndarray) -> None:
+    """Every field of ``part`` but the observations, decision ``i`` at ``rows[i]``."""
     for name in PLAIN_FIELDS:
         getattr(buf, name)[rows] = part[name]
-    from_csr(*part["obs_csr"], buf.obs, rows)
     buf.mask[rows] = np.unpackbits(part["mask_bits"], axis=1, count=buf.mask.shape[1]).view(np.bool_)
-    return n
 
 
 def packed_bytes(part: dict) -> int:
@@ -87,14 +89,22 @@ def merge_rollouts(parts: list[dict], buf) -> None:
     order = np.argsort(np.concatenate(steps) if parts else np.zeros(0, np.int64), kind="stable")
     where = np.empty(total, dtype=np.int64)
     where[order] = np.arange(total)  # actor after actor -> the local run's position (step-major, actors in order)
-    off = 0
+    off, entries = 0, 0
+    indptr, idx, val = [np.zeros(1, dtype=np.int64)], [], []
     for part in parts:
         n = len(part["actions"])
         rows = where[off:off + n]
-        unpack_rollout(part, buf, rows=rows)
+        _unpack_fields(part, buf, rows)
         links = part["next_index"]
         buf.next_index[rows] = np.where(links >= 0, where[off + np.maximum(links, 0)], -1)
+        p, i, v = part["obs_csr"]
+        indptr.append(entries + p[1:].astype(np.int64))
+        idx.append(i)
+        val.append(v)
+        entries += int(p[-1])
         off += n
+    if parts:  # every actor's observations at once, in the local run's order (the buffer keeps them row after row)
+        buf.write_observations(0, np.concatenate(indptr), np.concatenate(idx), np.concatenate(val), order=where)
     buf.per_step = np.sum([p["per_step"] for p in parts], axis=0).tolist() if parts else []
     buf.size = total
 

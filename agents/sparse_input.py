@@ -118,16 +118,36 @@ def _csr_fill(x, indptr, idx, val):
 
 
 @numba.njit(cache=True, nogil=True)
-def _gather_csr(x, rows, out, indptr, idx, val):
-    """Rows ``rows`` of ``x`` copied to ``out`` (in order) and their non-zero entries, as :func:`_csr_fill`'s."""
+def _append_csr(x, rows, ptr, start, idx, val):
+    """The non-zero entries of rows ``rows`` of ``x`` as the CSR rows ``start, start + 1, ...`` of ``(ptr, idx, val)``
+    (``ptr[start]`` set: where they begin)."""
     bits = x.view(np.uint32)
-    c = 0
+    c = ptr[start]
     for i in range(len(rows)):
         r = rows[i]
-        out[i, :] = x[r]
-        indptr[i] = c
         c = _scan_row(bits[r], x[r], idx, val, c)
-    indptr[len(rows)] = c
+        ptr[start + i + 1] = c
+
+
+@numba.njit(cache=True, nogil=True)
+def _place_csr(indptr, idx, val, order, ptr, start, out_idx, out_val):
+    """Row ``i`` of the CSR ``(indptr, idx, val)`` copied to row ``start + order[i]`` of ``(ptr, out_idx, out_val)``,
+    whose offsets are set."""
+    for i in range(len(order)):
+        a = indptr[i]
+        d = ptr[start + order[i]]
+        for k in range(indptr[i + 1] - a):
+            out_idx[d + k] = idx[a + k]
+            out_val[d + k] = val[a + k]
+
+
+@numba.njit(cache=True, nogil=True)
+def _csr_to_padded(indptr, idx, val, out_idx, out_val):
+    for i in range(out_idx.shape[0]):
+        a = indptr[i]
+        for k in range(indptr[i + 1] - a):
+            out_idx[i, k] = idx[a + k]
+            out_val[i, k] = val[a + k]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -187,6 +207,18 @@ class SparseObs:
         idx, val = nonzeros(x)
         return cls(torch.from_numpy(idx), torch.from_numpy(val))
 
+    @classmethod
+    def from_csr(cls, indptr: np.ndarray, idx: np.ndarray, val: np.ndarray) -> SparseObs:
+        """From the non-zero entries of the rows (row ``i``'s at ``indptr[i]:indptr[i + 1]`` of ``idx`` and
+        ``val``, as :func:`to_csr` gives them): the arrays :meth:`from_dense` gives for those rows."""
+        indptr = np.asarray(indptr, dtype=np.int64)
+        n = len(indptr) - 1
+        width = max(1, int(np.diff(indptr).max())) if n else 1
+        out_idx = np.zeros((n, width), dtype=np.int64)
+        out_val = np.zeros((n, width), dtype=np.float32)
+        _csr_to_padded(indptr, np.asarray(idx, dtype=np.int64), np.asarray(val, dtype=np.float32), out_idx, out_val)
+        return cls(torch.from_numpy(out_idx), torch.from_numpy(out_val))
+
     def with_columns(self, extra: torch.Tensor, offset: int) -> SparseObs:
         """This batch with the dense ``extra`` (same rows) appended as columns ``offset``, ``offset + 1``, ..."""
         idx, val = nonzeros(extra.detach().numpy() if isinstance(extra, torch.Tensor) else extra)
@@ -233,53 +265,34 @@ def sparse_input_linear(obs: SparseObs, layer: torch.nn.Linear) -> torch.Tensor:
     return _SparseInputLinear.apply(obs.idx, obs.val, layer.weight, layer.bias)
 
 
-def gather_rows(x: np.ndarray, rows: np.ndarray, out: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Copy rows ``rows`` of ``x`` (float32, 2-D) to ``out[:len(rows)]`` (``np.take(x, rows, axis=0, out=...)``)
-    and return their non-zero entries ``(indptr, idx, val)`` (int64 offsets and columns, float32 values), row
-    after row, in one pass: each row is scanned while it is in the cache, for :func:`sparse_rows_linear`'s
-    ``nonzeros``. ``train.collect`` gathers its network's rows so (the scan of rows read back from the rollout
-    buffer cost about 100 µs a step at ~100 rows; measured 2026-12-02)."""
-    rows = np.asarray(rows, dtype=np.int64)
-    n, d = len(rows), x.shape[1]
-    if x.dtype != np.float32 or not x.flags.c_contiguous or out.dtype != np.float32 or out.shape[0] < n \
-            or out.shape[1:] != x.shape[1:]:
-        raise ValueError(f"gather_rows: a C-contiguous float32 x and an output of at least {n} rows of {d} float32 "
-                         f"columns expected, got {x.dtype} {x.shape} and {out.dtype} {out.shape}")
-    if n and (rows.min() < 0 or rows.max() >= x.shape[0]):
-        raise IndexError(f"gather_rows: rows must lie in 0..{x.shape[0] - 1}")
+def sparse_rows_linear(x: torch.Tensor, table: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """``x @ table + bias`` for a dense CPU float32 batch ``x`` and a (columns, outputs) ``table`` (a first
+    layer's weight transposed, ``PolicyValueNet.row_weights().table``), without gradients: each row sums, in column
+    order, the table's rows of its non-zero entries (found in one scan, then :func:`csr_rows_linear`). A row's
+    result does not depend on the other rows of the batch, and equals :func:`sparse_input_linear`'s, whose padding
+    entries add exact zeros (tested)."""
+    xn = np.ascontiguousarray(x.numpy(), dtype=np.float32)
+    n, d = xn.shape
     indptr = np.empty(n + 1, dtype=np.int64)
     idx = np.empty(n * d, dtype=np.int64)  # room for every entry; only the non-zero ones are written
     val = np.empty(n * d, dtype=np.float32)
-    _gather_csr(x, rows, out, indptr, idx, val)
+    _csr_fill(xn, indptr, idx, val)
     c = int(indptr[n])
-    return indptr, idx[:c], val[:c]
+    return csr_rows_linear(indptr, idx[:c], val[:c], n, table, bias)
 
 
-def sparse_rows_linear(x: torch.Tensor, table: torch.Tensor, bias: torch.Tensor, nonzeros=None) -> torch.Tensor:
-    """``x @ table + bias`` for a dense CPU float32 batch ``x`` and a (columns, outputs) ``table`` (a first
-    layer's weight transposed, ``PolicyValueNet.row_weights().table``), without gradients: each row sums, in column
-    order, the table's rows of its non-zero entries (``embedding_bag`` on the rows' entries one after the other,
-    found in one scan; no padding to the widest row). A row's result does not depend on the other rows of the
-    batch, and equals :func:`sparse_input_linear`'s, whose padding entries add exact zeros (tested).
-
-    ``nonzeros``: the non-zero entries of the first rows of ``x`` (:func:`gather_rows`), read instead of scanning
-    ``x``; the rows after them count as zero rows (their outputs are ``bias``: padding, whose results the caller
-    drops)."""
-    n = x.shape[0]
-    if nonzeros is None:
-        xn = np.ascontiguousarray(x.numpy(), dtype=np.float32)
-        indptr = np.empty(n + 1, dtype=np.int64)
-        idx = np.empty(n * xn.shape[1], dtype=np.int64)  # room for every entry; only the non-zero ones are written
-        val = np.empty(n * xn.shape[1], dtype=np.float32)
-        _csr_fill(xn, indptr, idx, val)
-        c = int(indptr[n])
-        offsets = indptr[:n]
-    else:
-        indptr, idx, val = nonzeros
-        m, c = len(indptr) - 1, len(idx)
-        if m > n or int(indptr[m]) != c or len(val) != c:
-            raise ValueError(f"sparse_rows_linear: nonzeros of {m} rows ({c} entries) for a batch of {n} rows")
-        offsets = np.full(n, c, dtype=np.int64)  # rows past the gathered ones: empty bags
-        offsets[:m] = indptr[:m]
-    return F.embedding_bag(torch.from_numpy(idx[:c]), table, torch.from_numpy(offsets),
-                           per_sample_weights=torch.from_numpy(val[:c]), mode="sum") + bias
+def csr_rows_linear(indptr: np.ndarray, idx: np.ndarray, val: np.ndarray, rows: int, table: torch.Tensor,
+                    bias: torch.Tensor) -> torch.Tensor:
+    """:func:`sparse_rows_linear` for a batch of ``rows`` rows given by the non-zero entries of its first ones, row
+    after row (``indptr`` from 0, int64 columns ``idx``, float32 ``val``: ``train.collect``'s rows, as the rollout
+    buffer keeps them); the rows past them count as zero rows (their outputs are ``bias``: the padding of
+    ``PolicyValueNet.forward_nonzeros``, whose results are dropped). ``embedding_bag`` on the rows' entries one
+    after the other, with offsets: no padding to the widest row."""
+    m, c = len(indptr) - 1, len(idx)
+    if m > rows or int(indptr[0]) != 0 or int(indptr[m]) != c or len(val) != c:
+        raise ValueError(f"csr_rows_linear: the entries of {m} rows ({c} entries, offsets from {int(indptr[0])}) "
+                         f"for a batch of {rows} rows")
+    offsets = np.full(rows, c, dtype=np.int64)  # rows past the given ones: empty bags
+    offsets[:m] = indptr[:m]
+    return F.embedding_bag(torch.from_numpy(idx), table, torch.from_numpy(offsets),
+                           per_sample_weights=torch.from_numpy(val), mode="sum") + bias

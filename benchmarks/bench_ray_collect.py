@@ -61,7 +61,7 @@ def main() -> None:
             rates[k].append(ns.updates * args.num_envs * args.num_steps / (time.perf_counter() - t0))
             sent = k * sum(v.numel() * v.element_size() for v in net.state_dict().values())
             received = collector.bytes_received
-            dense = sum(getattr(buf, f)[:buf.size].nbytes for f in BUFFER_FIELDS)
+            dense = sum(buf.rows(f).nbytes for f in BUFFER_FIELDS)
             for a in collector.actors:
                 ray.kill(a)
         print(f"round {r + 1}/{ns.repeats} done", file=sys.stderr)

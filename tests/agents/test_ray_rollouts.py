@@ -28,12 +28,13 @@ def test_a_packed_rollout_unpacks_to_the_same_buffer_and_is_smaller():
     n = buf.size
     part = pack_rollout(buf, n)
     other = train.Rollout(2 * n + 5)
-    other.obs[:] = 7.0  # stale values must be overwritten
-    other.mask[:] = True
+    other.add_observations(0, np.ones((2 * n + 5, other.obs_size), dtype=np.float32), np.arange(2 * n + 5))
+    other.mask[:] = True  # stale values must be overwritten
     assert unpack_rollout(part, other, 5) == n
+    assert (other.observations(0, 5) == 1.0).all()  # the rows before are kept
     for name in BUFFER_FIELDS:
-        assert np.array_equal(getattr(other, name)[5:5 + n], getattr(buf, name)[:n]), name
-    dense = sum(getattr(buf, f)[:n].nbytes for f in BUFFER_FIELDS)
+        assert np.array_equal(other.rows(name, 5, 5 + n), buf.rows(name, 0, n)), name
+    dense = sum(buf.rows(f, 0, n).nbytes for f in BUFFER_FIELDS)
     assert packed_bytes(part) * 4 < dense
 
 

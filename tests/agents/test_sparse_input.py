@@ -133,44 +133,37 @@ def test_collections_first_layer_is_the_updates_bit_for_bit():
                            layer.bias.detach().expand(3, -1))
 
 
-def test_gather_rows_copies_the_rows_and_gives_their_nonzeros():
-    from agents.sparse_input import gather_rows, sparse_rows_linear, to_csr
+def test_csr_rows_linear_is_the_scan_of_the_rows_padded_with_zero_rows():
+    from agents.sparse_input import csr_rows_linear, sparse_rows_linear, to_csr
 
     obs, _ = _observations(n_steps=5)
-    obs[3, 7] = -0.0  # a -0.0 entry is not a non-zero one (as in to_csr)
-    rows = np.array([5, 3, 300, 3, 0], dtype=np.int64)
-    out = np.full((8, OBS_SIZE), 7.0, dtype=np.float32)
-    indptr, idx, val = gather_rows(obs, rows, out)
-    assert np.array_equal(out[:5], obs[rows]) and (out[5:] == 7.0).all()
-    want = to_csr(obs[rows])
-    assert np.array_equal(indptr, want[0]) and np.array_equal(idx, want[1]) and np.array_equal(val, want[2])
-    # read by the first layer in place of the scan of the batch, rows past them (padding) as zero rows
+    rows = obs[[5, 3, 300, 3, 0]]
+    indptr, idx, val = to_csr(rows)
+    indptr, idx = indptr.astype(np.int64), idx.astype(np.int64)
     torch.manual_seed(0)
     layer = torch.nn.Linear(OBS_SIZE, 64)
     table, bias = layer.weight.detach().t().contiguous(), layer.bias.detach()
-    padded = torch.from_numpy(out)
-    got = sparse_rows_linear(padded, table, bias, (indptr, idx, val))
-    assert torch.equal(got[:5], sparse_rows_linear(padded[:5], table, bias))
+    got = csr_rows_linear(indptr, idx, val, 8, table, bias)
+    assert torch.equal(got[:5], sparse_rows_linear(torch.from_numpy(rows), table, bias))
     assert torch.equal(got[5:], bias.expand(3, -1))
-    empty = gather_rows(obs, np.zeros(0, dtype=np.int64), out)
-    assert torch.equal(sparse_rows_linear(padded[:2], table, bias, empty), bias.expand(2, -1))
+    none = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    assert torch.equal(csr_rows_linear(*none, 2, table, bias), bias.expand(2, -1))
+    with pytest.raises(ValueError, match="5 rows .* for a batch of 4 rows"):
+        csr_rows_linear(indptr, idx, val, 4, table, bias)
+    with pytest.raises(ValueError, match="offsets from [1-9]"):
+        csr_rows_linear(indptr[2:], idx, val, 8, table, bias)
 
 
-def test_gather_rows_rejects_bad_input():
-    from agents.sparse_input import gather_rows, sparse_rows_linear
+def test_sparse_obs_from_csr_is_from_dense_bit_for_bit():
+    from agents.sparse_input import to_csr
 
-    obs, _ = _observations(n_steps=1, tables=4)
-    out = np.zeros((4, OBS_SIZE), dtype=np.float32)
-    with pytest.raises(IndexError, match="rows must lie in 0..3"):
-        gather_rows(obs, np.array([4]), out)
-    with pytest.raises(ValueError, match="float32"):
-        gather_rows(obs.astype(np.float64), np.array([0]), out)
-    with pytest.raises(ValueError, match="at least 5 rows"):
-        gather_rows(obs, np.array([0, 1, 2, 3, 0]), out)
-    nz = gather_rows(obs, np.array([0, 1, 2]), out)
-    layer = torch.nn.Linear(OBS_SIZE, 8)
-    with pytest.raises(ValueError, match="nonzeros of 3 rows"):
-        sparse_rows_linear(torch.from_numpy(out[:2]), layer.weight.detach().t().contiguous(), layer.bias.detach(), nz)
-    net = PolicyValueNet(OBS_SIZE, (16,), 112)
-    with pytest.raises(ValueError, match="training path only"):
-        net.forward_rows(torch.from_numpy(out), torch.ones(4, 112, dtype=torch.bool), 3, None, nz)
+    obs, _ = _observations(n_steps=3)
+    obs[4] = 0.0  # a row without entries
+    for rows in (obs, obs[4:5], obs[:0]):
+        want, got = SparseObs.from_dense(rows), SparseObs.from_csr(*to_csr(rows))
+        assert torch.equal(got.idx, want.idx) and torch.equal(got.val, want.val)
+        assert got.idx.dtype == torch.int64 and got.val.dtype == torch.float32
+    indptr, idx, val = to_csr(obs)
+    part = SparseObs.from_csr(indptr[10:21], idx, val)  # offsets into idx and val as they are
+    want = SparseObs.from_dense(obs[10:20])
+    assert torch.equal(part.idx, want.idx) and torch.equal(part.val, want.val)

@@ -43,7 +43,7 @@ def test_split_tables_collect_the_same_rollouts(hidden, one_thread):
         n = buf.size
         assert merged.size == n > 0 and merged.per_step == buf.per_step
         for name in BUFFER_FIELDS:
-            assert np.array_equal(getattr(merged, name)[:n], getattr(buf, name)[:n]), (r, name)
+            assert np.array_equal(merged.rows(name, 0, n), buf.rows(name, 0, n)), (r, name)
         parts = [h[r][1] for h in halves]
         for key in set(stats) | {k for p in parts for k in p}:
             got = [v for p in parts for v in (p.get(key, []) if isinstance(p.get(key, []), list) else [p[key]])]
@@ -105,7 +105,7 @@ def test_collection_records_the_numbers_the_update_recomputes(one_thread):
     n = buf.size
     rows = torch.randperm(n)[:n // 2]  # a minibatch
     with torch.no_grad():
-        logits, value = net(SparseObs.from_dense(buf.obs[:n]).index_select(0, rows),
+        logits, value = net(SparseObs.from_dense(buf.observations(0, n)).index_select(0, rows),
                             torch.from_numpy(buf.mask[:n]).index_select(0, rows))
     logp = policy_terms(logits)[0].gather(1, torch.from_numpy(buf.actions[:n])[rows][:, None]).squeeze(1)
     assert np.array_equal(logp.numpy(), buf.logprobs[:n][rows.numpy()])
@@ -125,13 +125,13 @@ def test_collection_runs_on_one_thread_whatever_the_update_uses():
         net = train.PolicyValueNet(hidden_sizes=[32])
         net.eval()
         seen = []
-        forward_rows = net.forward_rows
+        forward = net.forward_nonzeros  # collection's forward pass
 
         def spy(*args, **kwargs):
             seen.append(torch.get_num_threads())
-            return forward_rows(*args, **kwargs)
+            return forward(*args, **kwargs)
 
-        net.forward_rows = spy
+        net.forward_nonzeros = spy
         whole = _collect(range(12), net, {"heuristic": 0.5})
         halves = [_collect(range(0, 5), net, {"heuristic": 0.5}), _collect(range(5, 12), net, {"heuristic": 0.5})]
         assert seen and set(seen) == {1} and torch.get_num_threads() == 2
@@ -139,6 +139,27 @@ def test_collection_runs_on_one_thread_whatever_the_update_uses():
         merge_rollouts([pack_rollout(h[0][0], h[0][0].size) for h in halves], merged)
         n = whole[0][0].size
         for name in BUFFER_FIELDS:
-            assert np.array_equal(getattr(merged, name)[:n], getattr(whole[0][0], name)[:n]), name
+            assert np.array_equal(merged.rows(name, 0, n), whole[0][0].rows(name, 0, n)), name
     finally:
         torch.set_num_threads(threads)
+
+
+def test_forward_nonzeros_is_forward_rows_bit_for_bit(one_thread):
+    """Collection's forward pass on the rows' non-zero entries (as the rollout buffer keeps them) gives
+    forward_rows' numbers on the dense rows, bit for bit, whatever the padding rows hold."""
+    from agents.collection import Rollout
+    from agents.neural import padded_rows
+
+    torch.manual_seed(3)
+    net = train.PolicyValueNet()
+    weights = net.row_weights()
+    x = (torch.rand(120, net.obs_size) * (torch.rand(120, net.obs_size) < 0.05)).numpy()
+    mask = torch.rand(120, net.num_actions) < 0.3
+    mask[:, 0] = True
+    buf = Rollout(120)
+    for n in (1, 15, 97, 104, 120):
+        nonzeros = buf.add_observations(0, x, np.arange(n))
+        want = net.forward_rows(torch.from_numpy(x[:n]), mask[:n], weights=weights)
+        for m in (mask[:n], mask[:padded_rows(n)] if padded_rows(n) <= 120 else mask[:n]):
+            got = net.forward_nonzeros(nonzeros, m, n, weights)
+            assert all(torch.equal(a, b) for a, b in zip(got, want)), n

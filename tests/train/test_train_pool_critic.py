@@ -118,7 +118,7 @@ def test_the_policy_acts_without_the_hidden_hands(monkeypatch):
     fake = run(lambda venv, t, s: noise.integers(2, size=(len(t), HIDDEN_SIZE)).astype(np.float32))
     n = true.size
     assert n == fake.size and np.array_equal(true.actions[:n], fake.actions[:n])
-    assert np.array_equal(true.logprobs[:n], fake.logprobs[:n]) and np.array_equal(true.obs[:n], fake.obs[:n])
+    assert np.array_equal(true.logprobs[:n], fake.logprobs[:n]) and np.array_equal(true.observations(0, n), fake.observations(0, n))
     assert not np.array_equal(true.values[:n], fake.values[:n])
 
 
