@@ -1,14 +1,16 @@
-"""Export a trained network for use outside the project: TorchScript and ONNX.
+"""Export a trained network for use outside the project: torch.export, TorchScript and ONNX.
 
-    python -m agents.export runs/quick_s1/checkpoints/latest.pt --torchscript policy.pt --onnx policy.onnx
+    python -m agents.export runs/quick_s1/checkpoints/latest.pt --program policy.pt2 --torchscript policy.pt --onnx policy.onnx
 
-Both take ``observation`` float32[B, 853] and ``action_mask`` bool[B, 112]
+All take ``observation`` float32[B, 853] and ``action_mask`` bool[B, 112]
 (the env's observation and mask) and return ``logits`` float32[B, 112]
 (illegal actions at -1e9, so ``argmax`` is the greedy legal action, as
 ``NeuralAgent`` plays) and ``value`` float32[B]. The batch size is dynamic.
-TorchScript loads with ``torch.jit.load`` (no project code needed); ONNX
-needs the ``onnx`` package to write (``pip install belote_env[export]``) and
-runs in onnxruntime or any ONNX runtime.
+The program (``torch.export``, the format torch 2.13 recommends in place of
+TorchScript) loads with ``torch.export.load(path).module()`` and TorchScript
+with ``torch.jit.load`` (no project code needed for either); ONNX needs the
+``onnx`` package to write (``pip install belote_env[export]``) and runs in
+onnxruntime or any ONNX runtime.
 """
 
 from __future__ import annotations
@@ -53,6 +55,18 @@ def export_torchscript(checkpoint: str | Path, out: str | Path) -> Path:
     return out
 
 
+def export_program(checkpoint: str | Path, out: str | Path) -> Path:
+    """A ``torch.export`` program of the checkpoint's policy, dynamic batch size (``torch.export.load(out).module()``)."""
+    model = ExportedPolicy(build_net(load_checkpoint(checkpoint), checkpoint))
+    batch = torch.export.Dim("batch", min=1)
+    with torch.no_grad():
+        program = torch.export.export(model, _example(),
+                                      dynamic_shapes={"observation": {0: batch}, "action_mask": {0: batch}})
+    out = Path(out)
+    torch.export.save(program, str(out))
+    return out
+
+
 def export_onnx(checkpoint: str | Path, out: str | Path) -> Path:
     """An ONNX file of the checkpoint's policy, dynamic batch size (needs the ``onnx`` package)."""
     model = ExportedPolicy(build_net(load_checkpoint(checkpoint), checkpoint))
@@ -71,15 +85,18 @@ def main(argv=None) -> int:
     p = CommandParser(prog="python -m agents.export", description=__doc__,
                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("checkpoint", help="a checkpoint written by train.py")
+    p.add_argument("--program", metavar="PATH", help="write a torch.export program (.pt2)")
     p.add_argument("--torchscript", metavar="PATH", help="write a TorchScript file")
     p.add_argument("--onnx", metavar="PATH", help="write an ONNX file (needs the onnx package)")
     args = p.parse_args(argv)
-    if not args.torchscript and not args.onnx:
-        p.error("give --torchscript PATH and/or --onnx PATH")
+    if not args.program and not args.torchscript and not args.onnx:
+        p.error("give at least one of --program PATH, --torchscript PATH, --onnx PATH")
     try:
-        for flag, path in (("--torchscript", args.torchscript), ("--onnx", args.onnx)):
+        for flag, path in (("--program", args.program), ("--torchscript", args.torchscript), ("--onnx", args.onnx)):
             if path:  # its folder is made if needed and must be writable, before the export
                 check_writable(Path(path).resolve().parent, flag)
+        if args.program:
+            print(f"wrote {export_program(args.checkpoint, args.program)}")
         if args.torchscript:
             print(f"wrote {export_torchscript(args.checkpoint, args.torchscript)}")
         if args.onnx:

@@ -1,4 +1,4 @@
-"""TorchScript and ONNX exports give the same logits and value as the network, on real observations."""
+"""torch.export, TorchScript and ONNX exports give the same logits and value as the network, on real observations."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from agents.checkpoint import checkpoint_dict
-from agents.export import export_onnx, export_torchscript, main
+from agents.export import export_onnx, export_program, export_torchscript, main
 from agents.neural import PolicyValueNet
 from belote_env.observation import action_mask, encode
 from belote_env.rules import GameState
@@ -48,6 +48,19 @@ def test_torchscript_matches_the_network(checkpoint, tmp_path):
     assert bool(mask[torch.arange(len(mask)), logits.argmax(1)].all())
 
 
+def test_program_matches_the_network(checkpoint, tmp_path):
+    path, net = checkpoint
+    out = export_program(path, tmp_path / "policy.pt2")
+    model = torch.export.load(str(out)).module()
+    obs, mask = _batch()
+    for rows in (slice(None), slice(0, 1), slice(3, 10)):  # the batch size is dynamic, a single row included
+        with torch.no_grad():
+            logits, value = model(obs[rows], mask[rows])
+            want_logits, want_value = net(obs[rows], mask[rows])
+        torch.testing.assert_close(logits, want_logits)
+        torch.testing.assert_close(value, want_value)
+
+
 def test_onnx_matches_the_network(checkpoint, tmp_path):
     pytest.importorskip("onnx")
     ort = pytest.importorskip("onnxruntime")
@@ -72,3 +85,7 @@ def test_command_line(checkpoint, tmp_path, capsys):
     assert main([str(path), "--torchscript", str(blocker / "sub" / "r.ts")]) == 2  # its folder cannot be made
     assert "--torchscript" in capsys.readouterr().err and not (tmp_path / "r.ts").exists()
     assert main([str(path), "--torchscript", str(tmp_path / "new" / "s.ts")]) == 0  # a missing folder is made
+    assert main([str(path), "--program", str(tmp_path / "p.pt2")]) == 0 and (tmp_path / "p.pt2").exists()
+    with pytest.raises(SystemExit):
+        main([str(path)])  # nothing to write
+    assert "--program PATH" in capsys.readouterr().err
