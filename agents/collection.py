@@ -147,10 +147,10 @@ class Rollout:
     scans the engine's rows straight into them (:meth:`add_observations`) and runs its forward pass on them; the
     PPO update reads them as a :class:`~agents.sparse_input.SparseObs` (:meth:`sparse_observations`); Ray
     actors send them as they are (:meth:`csr_observations`); :meth:`observations` gives dense rows (a learner
-    on another device, the central critic). Dense rows in the buffer cost collection about 0.1 ms a step at
-    128 tables, writing 3.4 KB a row to memory a rollout had not touched since the last one (2026-12-02,
-    ``benchmarks/bench_collect_parts.py``). The other fields are arrays of ``capacity`` rows; the masks have
-    the padding of the forward pass past them (:func:`agents.neural.padded_rows`)."""
+    on another device, the central critic). Dense rows (3.4 KB each, 28 MB for coinche.yaml's rollout) cost
+    collection about 0.1 ms a step at 128 tables to write (measured 2026-12-02: collection 1.16x without them,
+    docs/training.md). The other fields are arrays of ``capacity`` rows; the masks have the padding of the
+    forward pass past them (:func:`agents.neural.padded_rows`)."""
 
     def __init__(self, capacity: int, hidden_size: int = 0):
         from belote_env.observation import OBS_SIZE
@@ -221,7 +221,8 @@ class Rollout:
         order = np.arange(n) if order is None else np.asarray(order, dtype=np.int64)
         if n and (counts.min() < 0 or indptr[0] != 0 or indptr[n] != len(idx) or len(val) != len(idx)
                   or order.shape != (n,) or not np.array_equal(np.sort(order), np.arange(n))):
-            raise ValueError("write_observations: a CSR (offsets from 0 to its entries) and a permutation of its rows expected")
+            raise ValueError("write_observations: a CSR (offsets from 0 to its entries) and a permutation of its "
+                             "rows expected")
         placed = np.empty(n, dtype=np.int64)
         placed[order] = counts
         c0 = int(self.obs_ptr[start])
