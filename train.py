@@ -151,7 +151,8 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
             timing: dict | None = None, critic: CentralCritic | None = None) -> None:
     """Play ``num_steps`` steps at every table; fill ``buf`` with the network's decisions.
     ``timing``: seconds spent in the engine (env), the network (forward), the fixed opponents and the
-    trajectory bookkeeping are added to it. ``critic``: values from it (with the hidden hands), not from ``net``."""
+    trajectory bookkeeping (the rows' scan into ``buf`` included) are added to it. ``critic``: values from it
+    (with the hidden hands), not from ``net``."""
     buf.clear()
     venv, runner, last = tables.venv, tables.runner, tables.last
     obs, mask, seat = tables.obs, tables.mask, tables.seat

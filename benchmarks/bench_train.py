@@ -8,7 +8,8 @@ With the network, table count, rollout length and opponent mix of
 
 - this tree's ``train.py``: collection steps/s (``train.collect``: the batched
   engine, the network's forward pass and sampling, the fixed opponents through
-  the play loop, the trajectory bookkeeping; the engine writes the
+  the play loop, the trajectory bookkeeping, which since 2026-12-02 holds
+  the scan of the network's rows into the rollout buffer; the engine writes the
   observations, so encoding is inside "env"), the time split of collection,
   the PPO update's decisions/s and whole-training steps/s (collection + GAE +
   update, as the ``charts/SPS`` curve counts them, without evaluation);
