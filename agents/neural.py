@@ -43,7 +43,7 @@ from agents.checkpoint import (  # noqa: F401  (re-exported: the checkpoint form
     load_checkpoint,
     weights_digest,
 )
-from agents.sparse_input import SparseObs, csr_rows_linear, sparse_input_linear, sparse_rows_linear
+from agents.sparse_input import SparseObs, csr_rows_linear, row_nonzeros, sparse_input_linear
 from agents.streams import to_uniform
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
@@ -284,13 +284,11 @@ class PolicyValueNet(nn.Module):
         return RowWeights(self.trunk[0].weight.detach().t().contiguous(), packed,
                           (fast_linear.pack(weight), bias.detach()))
 
-    def _rows_features(self, x: torch.Tensor, weights: RowWeights | None) -> torch.Tensor:
-        """The trunk's output for a padded dense batch; with ``weights`` (:meth:`row_weights`), the training
-        path's: the first layer on each row's non-zero entries (:func:`~agents.sparse_input.sparse_rows_linear`),
-        the others on oneDNN."""
-        if weights is None:
-            return self.trunk(x)
-        return self._fast_trunk(sparse_rows_linear(x, weights.table, self.trunk[0].bias), weights.hidden)
+    def _nonzero_features(self, nonzeros, k: int, weights: RowWeights) -> torch.Tensor:
+        """The trunk's output on the training path for a batch of ``k`` rows given by the non-zero entries of its
+        first ones (the rows after them zero rows): the first layer on those entries
+        (:func:`~agents.sparse_input.csr_rows_linear`), the others on oneDNN, with ``weights`` (:meth:`row_weights`)."""
+        return self._fast_trunk(csr_rows_linear(*nonzeros, k, weights.table, self.trunk[0].bias), weights.hidden)
 
     def forward_rows(self, obs: torch.Tensor, mask: torch.Tensor, n: int | None = None,
                      weights: RowWeights | None = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -304,23 +302,25 @@ class PolicyValueNet(nn.Module):
         matter). So the batch runs with :func:`padded_rows` rows, its results for the extra rows dropped: at most
         7 rows more (16 for batches under 16). ``n``: the batch is the first ``n`` rows of ``obs`` and ``mask``;
         when they hold ``padded_rows(n)`` rows, the rows after the batch pad it as they are (whatever they
-        hold: a product's rows never mix), without a copy (collection's rollout buffer has room for them).
-        Otherwise the batch is copied to a scratch tensor and padded with zeros. This is measured with one torch
+        hold: a product's rows never mix), without a copy. Otherwise the batch is copied to a scratch tensor and
+        padded with zeros. This is measured with one torch
         thread; with several, how a product is split among them may depend on the batch size (it did not on the
         AMD EPYC machine of 2026-12-01, up to 3,000 rows), so collection runs on one (:func:`one_thread`).
 
-        ``weights``: :meth:`row_weights`, read once by the caller: the training path, the one ``train.collect``
-        takes. The first layer sums, row by row, the table's rows of the observation's non-zero entries (about
-        40 of 853), and the other products run on oneDNN (:mod:`agents.fast_linear`), as in the PPO update, so
-        the log-probabilities and values collection records are those the update recomputes, bit for bit.
+        ``weights``: :meth:`row_weights`, read once by the caller: the training path, :meth:`forward_nonzeros`
+        on the rows' non-zero entries (``train.collect`` calls it on the entries its rollout buffer keeps). The
+        first layer sums, row by row, the table's rows of the observation's non-zero entries (about 40 of 853),
+        and the other products run on oneDNN (:mod:`agents.fast_linear`), as in the PPO update, so the
+        log-probabilities and values collection records are those the update recomputes, bit for bit.
         The same results as without it up to float rounding, and as row-invariant (oneDNN's products are,
         padded or not). Without it (the tournament's ``NeuralAgent``), the dense layers."""
         n = obs.shape[0] if n is None else n
+        if weights is not None:  # the training path: the rows' non-zero entries, as collection's
+            return self.forward_nonzeros(row_nonzeros(obs[:n].numpy()), mask, n, weights)
         k = padded_rows(n)
         if obs.shape[0] < k or mask.shape[0] < k:
             obs, mask = self._scratch("_rows_obs", obs[:n]), self._scratch("_rows_mask", mask[:n])
-        logits, value = self._heads(self._rows_features(obs[:k], weights), mask[:k], weights is not None,
-                                    None if weights is None else weights.heads)
+        logits, value = self._heads(self.trunk(obs[:k]), mask[:k])
         return logits[:n], value[:n]
 
     def forward_nonzeros(self, nonzeros, mask: torch.Tensor, n: int,
@@ -328,21 +328,24 @@ class PolicyValueNet(nn.Module):
         """:meth:`forward_rows` with ``weights`` (the training path) for ``n`` rows given by their non-zero entries
         ``(indptr from 0, int64 columns, float32 values)``, as the rollout buffer keeps them
         (``agents.collection.Rollout.add_observations``): ``train.collect``'s forward pass, with no dense rows.
-        The same results, bit for bit, as :meth:`forward_rows` on those rows (tested): the batch runs padded to
-        :func:`padded_rows` rows, zero rows past the given ones, which a row's result does not depend on. ``mask``
+        The batch runs padded to :func:`padded_rows` rows, zero rows past the given ones, which a row's result
+        does not depend on (tested against the dense rows, in one batch and one row at a time). ``mask``
         holds at least the ``n`` rows (with ``padded_rows(n)`` rows, used as they are; else copied and padded)."""
         k = padded_rows(n)
         if mask.shape[0] < k:
             mask = self._scratch("_rows_mask", mask[:n])
-        h = self._fast_trunk(csr_rows_linear(*nonzeros, k, weights.table, self.trunk[0].bias), weights.hidden)
-        logits, value = self._heads(h, mask[:k], True, weights.heads)
+        logits, value = self._heads(self._nonzero_features(nonzeros, k, weights), mask[:k], True, weights.heads)
         return logits[:n], value[:n]
 
     def value_rows(self, obs: torch.Tensor, weights: RowWeights | None = None) -> torch.Tensor:
         """The value head's output for a dense batch, row-invariant as :meth:`forward_rows` (``weights``: the same)."""
-        h = self._rows_features(self._scratch("_rows_obs", obs), weights)
-        value = self.value(h) if weights is None else self._fast_heads(h, weights.heads)[1]
-        return value[:obs.shape[0]].squeeze(-1)
+        n = obs.shape[0]
+        if weights is None:
+            value = self.value(self.trunk(self._scratch("_rows_obs", obs)))
+        else:
+            value = self._fast_heads(self._nonzero_features(row_nonzeros(obs.numpy()), padded_rows(n), weights),
+                                     weights.heads)[1]
+        return value[:n].squeeze(-1)
 
     def _scratch(self, name: str, rows: torch.Tensor) -> torch.Tensor:
         """``rows`` copied to the start of the scratch tensor ``name`` (rebuilt when too small), zeros after them up to

@@ -12,8 +12,9 @@ The parameters stay those of the ``nn.Linear`` (same ``state_dict``), so checkpo
 Results equal the dense layer's up to float rounding (the sums run in another order).
 ``train.ppo_update`` and behaviour cloning use it; the speed-up of the whole update is measured by
 ``python benchmarks/bench_sparse_input.py`` (figures in docs/training.md). Collection's forward pass
-(``train.collect``, through ``PolicyValueNet.forward_rows``) runs the same ``embedding_bag`` on the same
-entries, without gradients and without the padding (:func:`sparse_rows_linear`), and the other layers on
+(``train.collect``, through ``PolicyValueNet.forward_nonzeros``) runs the same ``embedding_bag`` on the same
+entries, as the rollout buffer keeps them, without gradients and without the padding (:func:`csr_rows_linear`;
+:func:`sparse_rows_linear` on dense rows), and the other layers on
 oneDNN as the update does (:mod:`agents.fast_linear`), so the log-probabilities and values it records are
 those the update recomputes, bit for bit with one thread.
 
@@ -112,15 +113,6 @@ def nonzeros(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @numba.njit(cache=True, nogil=True)
-def _csr_fill(x, indptr, idx, val):
-    c = 0
-    for i in range(x.shape[0]):
-        indptr[i] = c
-        c = _scan_row(x[i], idx, val, c)
-    indptr[x.shape[0]] = c
-
-
-@numba.njit(cache=True, nogil=True)
 def _append_csr(x, rows, ptr, start, idx, val):
     """The non-zero entries of rows ``rows`` of ``x`` as the CSR rows ``start, start + 1, ...`` of ``(ptr, idx, val)``
     (``ptr[start]`` set: where they begin)."""
@@ -172,7 +164,8 @@ def to_csr(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     indptr = np.empty(x.shape[0] + 1, dtype=np.int32)
     idx = np.empty(nnz, dtype=np.int16)
     val = np.empty(nnz, dtype=np.float32)
-    _csr_fill(x, indptr, idx, val)
+    indptr[0] = 0
+    _append_csr(x, np.arange(x.shape[0]), indptr, 0, idx, val)
     return indptr, idx, val
 
 
@@ -267,20 +260,26 @@ def sparse_input_linear(obs: SparseObs, layer: torch.nn.Linear) -> torch.Tensor:
     return _SparseInputLinear.apply(obs.idx, obs.val, layer.weight, layer.bias)
 
 
+def row_nonzeros(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The non-zero entries of the rows of ``x`` (float32, 2-D), row after row, in the form
+    :func:`csr_rows_linear` reads: int64 offsets from 0, int64 columns, float32 values (one scan)."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    n, d = x.shape
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    idx = np.empty(n * d, dtype=np.int64)  # room for every entry; only the non-zero ones are written
+    val = np.empty(n * d, dtype=np.float32)
+    _append_csr(x, np.arange(n), indptr, 0, idx, val)
+    c = int(indptr[n])
+    return indptr, idx[:c], val[:c]
+
+
 def sparse_rows_linear(x: torch.Tensor, table: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     """``x @ table + bias`` for a dense CPU float32 batch ``x`` and a (columns, outputs) ``table`` (a first
     layer's weight transposed, ``PolicyValueNet.row_weights().table``), without gradients: each row sums, in column
-    order, the table's rows of its non-zero entries (found in one scan, then :func:`csr_rows_linear`). A row's
+    order, the table's rows of its non-zero entries (:func:`row_nonzeros`, then :func:`csr_rows_linear`). A row's
     result does not depend on the other rows of the batch, and equals :func:`sparse_input_linear`'s, whose padding
     entries add exact zeros (tested)."""
-    xn = np.ascontiguousarray(x.numpy(), dtype=np.float32)
-    n, d = xn.shape
-    indptr = np.empty(n + 1, dtype=np.int64)
-    idx = np.empty(n * d, dtype=np.int64)  # room for every entry; only the non-zero ones are written
-    val = np.empty(n * d, dtype=np.float32)
-    _csr_fill(xn, indptr, idx, val)
-    c = int(indptr[n])
-    return csr_rows_linear(indptr, idx[:c], val[:c], n, table, bias)
+    return csr_rows_linear(*row_nonzeros(x.numpy()), x.shape[0], table, bias)
 
 
 def csr_rows_linear(indptr: np.ndarray, idx: np.ndarray, val: np.ndarray, rows: int, table: torch.Tensor,
