@@ -1,7 +1,31 @@
 """Fixtures shared by the whole test tree."""
 
+import os
+import tempfile
+
 import pytest
 import torch
+
+
+@pytest.fixture(scope="session", autouse=True)
+def temporary_folder_under_pytest(tmp_path_factory):
+    """The suite writes nothing to the system temporary folder: for the session, ``TMPDIR`` (read by
+    ``tempfile`` here and in every child process: train.py runs, Ray workers, pip builds), ``RAY_TMPDIR``
+    (Ray's session folders, logs and sockets) and ``SB3_LOGDIR`` (Stable-Baselines3's default logger) point
+    into pytest's own basetemp, which pytest prunes to its last three runs. The folder name is short
+    because Ray's socket paths must stay under 107 bytes."""
+    folder = tmp_path_factory.mktemp("t", numbered=False)
+    names = ("TMPDIR", "RAY_TMPDIR", "SB3_LOGDIR")
+    saved = {name: os.environ.get(name) for name in names}
+    os.environ.update({"TMPDIR": str(folder), "RAY_TMPDIR": str(folder), "SB3_LOGDIR": str(folder / "sb3")})
+    saved_tempdir, tempfile.tempdir = tempfile.tempdir, None  # tempfile caches its folder: read TMPDIR again
+    yield folder
+    tempfile.tempdir = saved_tempdir
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture

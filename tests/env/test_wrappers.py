@@ -86,11 +86,14 @@ def test_illegal_actions_terminate_or_raise():
         env.step(7)
 
 
-def test_maskable_ppo_trains_briefly():
+def test_maskable_ppo_trains_briefly(tmp_path):
     sb3_contrib = pytest.importorskip("sb3_contrib")
+    from stable_baselines3.common.logger import configure
+
     env = SingleAgentEnv("belote_classique", partner="random", opponents="random")
     model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, verbose=0,
                                     policy_kwargs={"net_arch": [32]})
+    model.set_logger(configure(str(tmp_path / "sb3"), []))  # not SB3's default SB3-<date> folder in /tmp
     model.learn(total_timesteps=256)
     obs, info = env.reset(seed=3)
     action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
