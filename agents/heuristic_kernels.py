@@ -47,7 +47,7 @@ from belote_env.fast.kernels import (
     TURNUP,
     WIN_CARD,
     WIN_SEAT,
-    _popcount,
+    popcount,
     beats,
     is_legal,
     nth_legal,
@@ -89,7 +89,7 @@ def _byte(hand, suit):
 @njit(cache=True)
 def _trump_features(hand, trump, belote_counts):
     tr = _byte(hand, trump)
-    n = _popcount(tr)
+    n = popcount(tr)
     v = 0.0
     if tr & _RJ:
         v += 22
@@ -108,7 +108,7 @@ def _trump_features(hand, trump, belote_counts):
         if o == trump:
             continue
         x = _byte(hand, o)
-        cnt = _popcount(x)
+        cnt = popcount(x)
         if x & _RA:
             v += 13
             if x & _R10:
@@ -129,7 +129,7 @@ def _no_trump_features(hand, officielles):
     ace = 19 if officielles else 11
     for s in range(4):
         x = _byte(hand, s)
-        cnt = _popcount(x)
+        cnt = popcount(x)
         if x & _RA:
             v += ace + 6
             if x & _R10:
@@ -149,7 +149,7 @@ def _all_trump_features(hand):
     v = 0.0
     for s in range(4):
         x = _byte(hand, s)
-        cnt = _popcount(x)
+        cnt = popcount(x)
         if x & _RJ:
             v += 20
             if x & _R9:
@@ -188,7 +188,7 @@ def _defense(hand, strain):
             t += 11 * (x & _RA != 0) + 8 * (x & _RA != 0 and x & _R10 != 0)
         return float(t)
     tr = _byte(hand, strain)
-    n = _popcount(tr)
+    n = popcount(tr)
     v = 0.0
     if tr & _RJ:
         v += 25
@@ -255,7 +255,7 @@ def _bid_auction(V, row):
         tr = _byte(hand, high_strain) if high_strain < 4 else 0
         support = 0
         if high_strain < 4:
-            support += 10 * (tr & _RJ != 0) + 10 * (tr & _R9 != 0 and _popcount(tr) >= 2)
+            support += 10 * (tr & _RJ != 0) + 10 * (tr & _R9 != 0 and popcount(tr) >= 2)
             for o in range(4):
                 if o != high_strain and _byte(hand, o) & _RA:
                     support += 10
@@ -329,7 +329,7 @@ def _bid_81(V, row):
         for o in range(4):
             if o != up and _byte(own, o) & _RA:
                 aces += 1
-        if (rank == JACK or rank == NINE) and (tr & (_RJ | _R9) or _popcount(tr) >= 2) and aces >= 1 \
+        if (rank == JACK or rank == NINE) and (tr & (_RJ | _R9) or popcount(tr) >= 2) and aces >= 1 \
                 and ests[up] >= 84:
             return EN_FACE
     return PASS
@@ -521,7 +521,7 @@ def _lead(row, legal, nlegal, seat, hand, trump, unseen, points, strength, highe
         flag = 0
         if partner_void and not (trump >= 0 and not (voids[partner] >> trump) & 1):
             flag = 1
-        key = (1 if points[c] >= 10 else 0, flag, points[c], -_popcount(hand & SUIT_MASKS[s]), strength[c])
+        key = (1 if points[c] >= 10 else 0, flag, points[c], -popcount(hand & SUIT_MASKS[s]), strength[c])
         if best_plain < 0 or key < best_key:
             best_plain, best_key = c, key
     if best_master >= 0:
@@ -543,7 +543,7 @@ def decide(V, row, legal, voids):
     """HeuristicAgent.act for the seat to act in one info row (``VectorEnv.info_rows``); ``legal`` (112 ints)
     and ``voids`` (4) are scratch space."""
     lo, hi = row[LEGAL_LO], row[LEGAL_HI]
-    n = _popcount(lo) + _popcount(hi)
+    n = popcount(lo) + popcount(hi)
     for j in range(n):  # ascending, as InfoState.legal
         legal[j] = nth_legal(lo, hi, j)
     if n == 1:

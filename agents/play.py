@@ -23,7 +23,7 @@ from belote_env.render import call_text, card_text, render_table
 from belote_env.rules.actions import NUM_CARDS, parse_action
 from belote_env.rules.errors import BeloteError, NotationError
 from belote_env.rules.scoring import REDEAL
-from belote_env.wrappers import SingleAgentEnv
+from belote_env.single_agent import SingleAgentEnv
 
 from .options import CommandParser, nonnegative_int
 from .pretrained import variant_notes

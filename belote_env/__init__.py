@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 
 def __getattr__(name):
     if name in ("env", "raw_env"):
-        from . import belote_env as _env_module
+        from . import aec as _env_module
 
         return getattr(_env_module, name)
     if name in ("load_variant", "variant_names"):

@@ -62,6 +62,17 @@ def _segments():
 
 
 SEGMENTS, OBS_SIZE = _segments()
+
+
+def observation_high() -> np.ndarray:
+    """The upper bound of every observation entry (1, or inf for the counts and scores): the ``Box`` high."""
+    high = np.ones(OBS_SIZE, dtype=np.float32)
+    unbounded = [SEGMENTS["num_calls"][0], SEGMENTS["declaration_points"][0], SEGMENTS["declaration_points"][0] + 1]
+    g0 = SEGMENTS["game"][0]
+    unbounded += [g0, g0 + 1, g0 + 2]
+    high[unbounded] = np.inf
+    return high
+
 _BIT_TABLE = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float32)
 
 

@@ -53,11 +53,11 @@ import random
 import numpy as np
 from gymnasium import spaces
 
-from .belote_env import DEFAULT_MAX_REDEALS
+from .aec import DEFAULT_MAX_REDEALS
 from .observation import CONTRACT_KINDS, OBS_SIZE
 from .rewards import REWARD_KINDS
 from .rules.actions import ACTION_NAMES, NUM_ACTIONS
-from .rules.errors import BeloteError, IllegalActionError
+from .errors import VectorEnvError, VectorIllegalActionError
 from .rules.declarations import hand_declarations
 from .rules.game import GameState
 from .rules.info import InfoState
@@ -75,18 +75,6 @@ _INFO_KEYS = (
     ("strain", 7), ("value", 8), ("kind", 9), ("level", 10), ("caller", 11), ("card_points", slice(12, 14)),
     ("deals", 14), ("truncated", 15),
 )
-
-
-class VectorEnvError(BeloteError):
-    """A bad argument to :class:`VectorEnv` (a ValueError)."""
-
-
-class VectorIllegalActionError(IllegalActionError):
-    """An illegal action at one table of a :class:`VectorEnv`; ``table`` names it. Nothing was applied."""
-
-    def __init__(self, message: str, table: int, action=None, seat=None, phase=None, legal=()):
-        super().__init__(message, action, seat, phase, legal)
-        self.table = table
 
 
 def table_seed(seed: int, i: int) -> int:

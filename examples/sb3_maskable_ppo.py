@@ -3,7 +3,7 @@
     pip install -e ".[sb3]"
     python examples/sb3_maskable_ppo.py [--timesteps 20000] [--pairs 200] [--variant coinche]
 
-The learner sits at seat 0 of ``belote_env.wrappers.SingleAgentEnv`` with
+The learner sits at seat 0 of ``belote_env.single_agent.SingleAgentEnv`` with
 the heuristic as partner and random opponents; the trained model then plays
 duplicate pairs against ``random`` through ``agents.policy.sb3_agent`` (one
 batched ``predict`` per step of the tables, the mask passed along).
@@ -23,7 +23,7 @@ from agents import make_agent  # noqa: E402
 from agents.match import duplicate_match  # noqa: E402
 from agents.policy import sb3_agent  # noqa: E402
 from belote_env.variants import load_variant  # noqa: E402
-from belote_env.wrappers import SingleAgentEnv  # noqa: E402
+from belote_env.single_agent import SingleAgentEnv  # noqa: E402
 
 
 def main(argv=None) -> None:

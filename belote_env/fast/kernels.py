@@ -383,7 +383,7 @@ def legal_words(V, row):
 
 
 @njit(cache=True, inline="always")
-def _popcount(x):
+def popcount(x):
     x = np.uint64(x)
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
@@ -406,7 +406,7 @@ def _nth_bit(x, j):
 @njit(cache=True, inline="always")
 def nth_legal(lo, hi, j):
     """The j-th legal action in ascending order (``legal_actions()[j]``)."""
-    n_lo = _popcount(lo)
+    n_lo = popcount(lo)
     if j < n_lo:
         return _nth_bit(lo, j)
     return 64 + _nth_bit(hi, j - n_lo)
@@ -1143,7 +1143,7 @@ def rollout(V, mt, num_deals, scores, outcomes):
         deal_new(V, S, 0, mt, k & 3, 0, deck)
         while row[PHASE] != PH_DONE:
             lo, hi = legal_words(V, row)
-            apply_action(V, row, nth_legal(lo, hi, randbelow(mt, _popcount(lo) + _popcount(hi))))
+            apply_action(V, row, nth_legal(lo, hi, randbelow(mt, popcount(lo) + popcount(hi))))
         scores[k, 0] = row[R_SCORE]
         scores[k, 1] = row[R_SCORE + 1]
         outcomes[k] = row[R_OUTCOME]

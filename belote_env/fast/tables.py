@@ -14,7 +14,7 @@ from ..observation import BIDDING_SYSTEMS, CONTRACT_KINDS, LEVELS, OBS_SIZE, SEG
 from ..rewards import REWARD_KINDS, REWARD_SCALE
 from ..rules.actions import BID, BID_VALUES, CAPOT_INDEX, GENERALE_INDEX, NUM_ACTIONS
 from ..rules.cards import SUIT_MASK, strain_table
-from ..rules.declarations import _CARRE_MASKS, _RUNS, SEQUENCE_KINDS
+from ..rules.declarations import CARRE_MASKS, SUIT_RUNS, SEQUENCE_KINDS
 from ..rules.scoring import FAILED, LITIGE, MADE, REDEAL
 from ..rules.variant import COUNTINGS, RULESETS, SCORINGS, Variant
 
@@ -40,10 +40,10 @@ BYTE_BITS = np.array([[j for j in range(8) if b >> j & 1] + [0] * (8 - bin(b).co
 # --- declarations ----------------------------------------------------------
 
 # Runs of 3+ consecutive ranks in an 8-bit suit pattern: at most 2 per pattern.
-RUN_COUNT = np.array([len(r) for r in _RUNS], dtype=np.int64)
+RUN_COUNT = np.array([len(r) for r in SUIT_RUNS], dtype=np.int64)
 RUN_START = np.zeros((256, 2), dtype=np.int64)
 RUN_LENGTH = np.zeros((256, 2), dtype=np.int64)
-for _b, _runs in enumerate(_RUNS):
+for _b, _runs in enumerate(SUIT_RUNS):
     for _k, (_start, _length) in enumerate(_runs):
         RUN_START[_b, _k] = _start
         RUN_LENGTH[_b, _k] = _length
@@ -51,9 +51,9 @@ for _b, _runs in enumerate(_RUNS):
 SEQUENCE_POINTS = np.array(
     [0, 0, 0] + [SEQUENCE_KINDS.get(n, ("cent", 100))[1] for n in range(3, 9)], dtype=np.int64
 )
-CARRE_RANK = np.array([rank for rank, _, _ in _CARRE_MASKS], dtype=np.int64)
-CARRE_POINTS = np.array([pts for _, pts, _ in _CARRE_MASKS], dtype=np.int64)
-CARRE_CARDS = np.array([cards for _, _, cards in _CARRE_MASKS], dtype=np.int64)
+CARRE_RANK = np.array([rank for rank, _, _ in CARRE_MASKS], dtype=np.int64)
+CARRE_POINTS = np.array([pts for _, pts, _ in CARRE_MASKS], dtype=np.int64)
+CARRE_CARDS = np.array([cards for _, _, cards in CARRE_MASKS], dtype=np.int64)
 
 # --- calls and contracts ---------------------------------------------------
 

@@ -39,8 +39,8 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 import numpy as np
 from gymnasium import spaces
 
-from ..belote_env import AGENTS, _observation_high, env as make_aec_env
-from ..observation import OBS_SIZE
+from ..aec import AGENTS, env as make_aec_env
+from ..observation import OBS_SIZE, observation_high
 from ..rules.actions import NUM_ACTIONS
 
 ENV_NAME = "belote"
@@ -52,7 +52,7 @@ MASK_KEY = "action_mask"
 def observation_space() -> spaces.Dict:
     """One agent's observation space: the 853-vector under ``"observations"``, the mask under ``"action_mask"``."""
     return spaces.Dict({
-        OBS_KEY: spaces.Box(0.0, _observation_high(), shape=(OBS_SIZE,), dtype=np.float32),
+        OBS_KEY: spaces.Box(0.0, observation_high(), shape=(OBS_SIZE,), dtype=np.float32),
         MASK_KEY: spaces.Box(0.0, 1.0, shape=(NUM_ACTIONS,), dtype=np.float32),
     })
 

@@ -6,7 +6,7 @@
     env = belote_ts.make_env("coinche", partner="heuristic", opponents="random")
     actor, critic = belote_ts.MaskedActor(), belote_ts.Critic()
 
-- :func:`make_env`: :class:`belote_env.wrappers.SingleAgentEnv` (one learning
+- :func:`make_env`: :class:`belote_env.single_agent.SingleAgentEnv` (one learning
   seat, the others played by agents) whose observation is
   ``{"obs": float32[853], "mask": bool[112]}``, the keys of Tianshou's own
   ``PettingZooEnv`` (which also works on :func:`belote_env.env` as is, for
@@ -39,7 +39,7 @@ from torch import nn
 
 from ..observation import OBS_SIZE
 from ..rules.actions import NUM_ACTIONS
-from ..wrappers import SingleAgentEnv
+from ..single_agent import SingleAgentEnv
 
 
 class MaskedObservation(gymnasium.ObservationWrapper):

@@ -43,18 +43,20 @@ def _runs(bits: int) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-_RUNS = tuple(_runs(b) for b in range(256))
-_CARRE_MASKS = tuple((rank, pts, sum(1 << (8 * s + rank) for s in range(4))) for rank, pts in CARRE_POINTS.items())
+# Per 8-bit mask of one suit's ranks, its runs of 3 or more: ((start, length), ...).
+SUIT_RUNS = tuple(_runs(b) for b in range(256))
+# Per rank that scores a carré: (rank, points, the 32-bit mask of its four cards).
+CARRE_MASKS = tuple((rank, pts, sum(1 << (8 * s + rank) for s in range(4))) for rank, pts in CARRE_POINTS.items())
 
 
 def hand_declarations(seat: int, hand: int) -> list[Declaration]:
     out = []
     for suit in range(4):
-        for start, length in _RUNS[hand >> (8 * suit) & 0xFF]:
+        for start, length in SUIT_RUNS[hand >> (8 * suit) & 0xFF]:
             kind, pts = SEQUENCE_KINDS.get(length, ("cent", 100))
             cards = ((1 << length) - 1) << (8 * suit + start)
             out.append(Declaration(seat, kind, pts, start + length - 1, suit, cards))
-    for rank, pts, cards in _CARRE_MASKS:
+    for rank, pts, cards in CARRE_MASKS:
         if hand & cards == cards:
             out.append(Declaration(seat, "carre", pts, rank, -1, cards))
     return out

@@ -25,3 +25,7 @@ class NotationError(BeloteError):
 
 class VariantError(BeloteError):
     """A variant file or override with an unknown key or a bad value."""
+
+
+class SamplingError(BeloteError):
+    """No consistent deal was found (a position that no real deal can reach)."""

@@ -30,7 +30,7 @@ import random
 
 from .actions import ACTION_NAMES, NUM_CARDS
 from .cards import KING, QUEEN, cards_of
-from .errors import BeloteError, IllegalActionError
+from .errors import IllegalActionError, SamplingError
 from .info import InfoState, info_state
 from .play import beats, legal_cards
 from .state import DealState
@@ -38,10 +38,6 @@ from .state import DealState
 STOCK_SIZE = 11  # turn-up deals: 32 cards - 4 x 5 dealt - the turn-up
 UNIFORM_TRIES = 300
 FALLBACK_TRIES = 20000
-
-
-class SamplingError(BeloteError):
-    """No consistent deal was found (a position that no real deal can reach)."""
 
 
 def sample_deal(info: InfoState, rng: random.Random, *more) -> DealState:

@@ -77,7 +77,7 @@ from numba.core import cgutils
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
-from ..fast.kernels import _popcount, beats  # beats: the one copy of the trick rule
+from ..fast.kernels import popcount, beats  # beats: the one copy of the trick rule
 from ..fast.kernels import legal_card_mask as legal_cards  # the one copy of the card rule
 from ..fast.tables import HIGHER, POINTS, STRENGTH, SUIT_MASKS, TRUMP_MASK
 
@@ -317,8 +317,8 @@ def _quick_points(ctx, hands, seat, rem):
         if strain < 4:
             for j in range(1, 4):
                 h = hands[(seat + j) & 3]
-                if _popcount(h & TRUMP_MASK[strain]) > kt:  # trumps left after the draw: it may ruff when void
-                    n = _popcount(h & SUIT_MASKS[suit])
+                if popcount(h & TRUMP_MASK[strain]) > kt:  # trumps left after the draw: it may ruff when void
+                    n = popcount(h & SUIT_MASKS[suit])
                     if n < k:
                         k = n
             if k == 0:

@@ -12,7 +12,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils import wrappers
 
 import belote_env
-from belote_env.belote_env import EnvArgumentError
+from belote_env.errors import EnvArgumentError
 from belote_env.observation import action_mask, encode
 from belote_env.rewards import deal_reward
 from belote_env.rules import GameState, IllegalActionError, VariantError

@@ -110,7 +110,8 @@ def test_always_pass_policy_is_truncated_after_max_redeals(name, passes):
 
 
 def test_max_redeals_default_and_bad_values():
-    from belote_env.belote_env import DEFAULT_MAX_REDEALS, EnvArgumentError
+    from belote_env.aec import DEFAULT_MAX_REDEALS
+    from belote_env.errors import EnvArgumentError
 
     assert belote_env.raw_env("coinche").max_redeals == DEFAULT_MAX_REDEALS == 100
     assert belote_env.raw_env("coinche", max_redeals=None).max_redeals is None

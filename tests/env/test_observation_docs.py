@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import belote_env.belote_env as env_module
+import belote_env.aec as env_module
 from belote_env.observation import _SEGMENT_SPEC, OBS_SIZE, SEGMENTS
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "observation.md"

@@ -189,10 +189,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
-from .observation import OBS_SIZE, SEGMENTS, IncrementalEncoder
+from .observation import OBS_SIZE, SEGMENTS, IncrementalEncoder, observation_high
 from .rewards import REWARD_KINDS, scored_deal_reward
 from .rules.actions import ACTION_NAMES, NUM_ACTIONS, action_id
-from .rules.errors import BeloteError
+from .errors import EnvArgumentError
 from .rules.game import GameState
 from .rules.info import info_state
 from .rules.scoring import REDEAL
@@ -203,10 +203,6 @@ AGENTS = ("player_0", "player_1", "player_2", "player_3")
 RENDER_MODES = ("human", "ansi")
 ILLEGAL_REWARD = -1.0
 DEFAULT_MAX_REDEALS = 100  # all-pass deals in a row before the episode is truncated (an always-pass policy)
-
-
-class EnvArgumentError(BeloteError):
-    """A bad argument to :func:`env` / :class:`raw_env` (not a rule switch)."""
 
 
 def env(variant: str | Variant = "coinche", **kwargs) -> AECEnv:
@@ -388,15 +384,6 @@ class _OrderEnforcingIterator(AECOrderEnforcingIterator):
         return raw.agent_selection
 
 
-def _observation_high() -> np.ndarray:
-    high = np.ones(OBS_SIZE, dtype=np.float32)
-    unbounded = [SEGMENTS["num_calls"][0], SEGMENTS["declaration_points"][0], SEGMENTS["declaration_points"][0] + 1]
-    g0 = SEGMENTS["game"][0]
-    unbounded += [g0, g0 + 1, g0 + 2]
-    high[unbounded] = np.inf
-    return high
-
-
 class raw_env(AECEnv, EzPickle):
     """The Belote AEC environment without wrappers; see the module docstring.
 
@@ -448,7 +435,7 @@ class raw_env(AECEnv, EzPickle):
         self.agents = list(AGENTS)
         self._seat = {a: i for i, a in enumerate(AGENTS)}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
-        high = _observation_high()
+        high = observation_high()
         self.observation_spaces = {
             a: spaces.Dict(
                 {

@@ -1,10 +1,11 @@
 """Single-agent views of the game for libraries that train one policy (Gymnasium, Stable-Baselines3).
 
 :class:`SingleAgentEnv` is a ``gymnasium.Env`` in which one seat learns and
-the three others are played by agents (registry names, checkpoint paths or
-``agents.Agent`` objects; the partner and the opponents separately)::
+the three others are played by agents (``agents.Agent`` objects, callables
+``fn(observation, action_mask) -> action``, or spec strings: registry names,
+checkpoint paths; the partner and the opponents separately, :func:`seat_player`)::
 
-    import gymnasium, belote_env.wrappers
+    import gymnasium, belote_env.single_agent
     env = gymnasium.make("belote_env/Coinche-v0", partner="heuristic", opponents="random")
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(int(info["action_mask"].nonzero()[0][0]))
@@ -25,13 +26,16 @@ registered with Gymnasium when this module is imported.
 
 from __future__ import annotations
 
+import os
 import random
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .belote_env import DEFAULT_MAX_REDEALS, ILLEGAL_REWARD, EnvArgumentError, _observation_high, raw_env
+from .aec import DEFAULT_MAX_REDEALS, ILLEGAL_REWARD, raw_env
+from .errors import EnvArgumentError
+from .observation import observation_high
 from .observation import OBS_SIZE
 from .rules.actions import ACTION_NAMES, NUM_ACTIONS, action_id
 from .rules.errors import IllegalActionError
@@ -40,13 +44,53 @@ from .variants import variant_names
 AGENT_NAMES = ("player_0", "player_1", "player_2", "player_3")
 
 
+AGENT_RESOLVERS = "belote_env.agents"  # entry-point group: a callable spec -> agent (the agents package's make_agent)
+
+
+class _CallablePlayer:
+    """A callable ``fn(observation, action_mask) -> action`` in a seat."""
+
+    needs_observation, needs_info = True, False
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def act(self, observation, action_mask, info=None) -> int:
+        return int(self.fn(observation, action_mask))
+
+
+def seat_player(spec, role: str = "agent"):
+    """The player of a seat from ``spec``: an object with ``act(observation, action_mask, info)`` (an
+    ``agents.Agent``: its ``needs_observation`` / ``needs_info`` and ``reset(seed)`` are honoured), a callable
+    ``fn(observation, action_mask) -> action``, or a spec string (``"heuristic"``, a checkpoint path...)
+    resolved by the resolver installed under the entry-point group :data:`AGENT_RESOLVERS` (the ``agents``
+    package of this project registers ``agents.make_agent`` there); ``belote_env`` itself imports no agent."""
+    if hasattr(spec, "act"):
+        return spec
+    if callable(spec):
+        return _CallablePlayer(spec)
+    if isinstance(spec, (str, os.PathLike)):
+        from importlib.metadata import entry_points
+
+        resolvers = entry_points(group=AGENT_RESOLVERS)
+        if not resolvers:
+            raise EnvArgumentError(
+                f"{role}={spec!r}: a spec string needs an agent resolver installed under the entry-point group "
+                f"{AGENT_RESOLVERS!r} (pip install -e . installs the agents package's); "
+                "or pass an agent object or a callable fn(observation, action_mask) -> action")
+        return sorted(resolvers, key=lambda e: e.name)[0].load()(spec)
+    raise EnvArgumentError(f"{role} must be an agent (with act()), a callable fn(observation, action_mask) -> action "
+                           f"or a spec string, got {type(spec).__name__} {spec!r}")
+
+
 class SingleAgentEnv(gymnasium.Env):
     """One learning seat; the other seats played by agents. See the module docstring.
 
     ``SingleAgentEnv(variant="coinche", seat=0, partner="heuristic", opponents="heuristic",
     reward="score_diff", max_redeals=100, render_mode=None, illegal="terminate", **overrides)``: ``seat`` is the
     learner's seat 0..3 (or ``"random"``: drawn at every reset); ``partner`` and ``opponents``
-    are agent specs (``"random"``, ``"heuristic"``, a checkpoint path) or ``Agent`` objects;
+    are ``Agent`` objects, callables ``fn(observation, action_mask)`` or agent specs (``"random"``,
+    ``"heuristic"``, a checkpoint path; :func:`seat_player`);
     ``overrides`` are rule switches (``episode="game"``, ``rules="officielles"``...). An illegal
     action ends the episode with -1 to the learner and ``info["illegal_action"]`` naming it and the
     legal set (``illegal="terminate"``, as PettingZoo's TerminateIllegalWrapper), or raises
@@ -58,8 +102,6 @@ class SingleAgentEnv(gymnasium.Env):
     def __init__(self, variant="coinche", seat=0, partner="heuristic", opponents="heuristic",
                  reward: str = "score_diff", max_redeals: int | None = DEFAULT_MAX_REDEALS,
                  render_mode: str | None = None, illegal: str = "terminate", **overrides):
-        from agents import make_agent
-
         if illegal not in ("terminate", "raise"):
             raise EnvArgumentError(f"illegal must be 'terminate' or 'raise', got {illegal!r}")
         self.illegal = illegal
@@ -74,10 +116,10 @@ class SingleAgentEnv(gymnasium.Env):
         self.variant = self.aec.variant
         self.seat_choice = seat
         self.seat = 0 if seat == "random" else seat
-        self.partner = make_agent(partner)
-        self.opponents = make_agent(opponents)
+        self.partner = seat_player(partner, "partner")
+        self.opponents = seat_player(opponents, "opponents")
         self.render_mode = render_mode
-        self.observation_space = spaces.Box(0.0, _observation_high(), shape=(OBS_SIZE,), dtype=np.float32)
+        self.observation_space = spaces.Box(0.0, observation_high(), shape=(OBS_SIZE,), dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
         self._seat_rng = random.Random()
@@ -89,7 +131,8 @@ class SingleAgentEnv(gymnasium.Env):
         if seed is not None:
             self._seat_rng.seed(seed)
             for k, agent in enumerate((self.partner, self.opponents)):
-                agent.reset(seed * 3 + k + 1)
+                if hasattr(agent, "reset"):
+                    agent.reset(seed * 3 + k + 1)
         if self.seat_choice == "random":
             self.seat = self._seat_rng.randrange(4)
         self.aec.reset(seed=seed)
@@ -146,8 +189,8 @@ class SingleAgentEnv(gymnasium.Env):
                 return reward, False, False
             seat = AGENT_NAMES.index(agent)
             player = self.partner if (seat ^ self.seat) == 2 else self.opponents
-            obs = aec.observe(agent) if player.needs_observation else None
-            info = aec.infos[agent].get("info_state") if player.needs_info else None
+            obs = aec.observe(agent) if getattr(player, "needs_observation", True) else None
+            info = aec.infos[agent].get("info_state") if getattr(player, "needs_info", True) else None
             mask = obs["action_mask"] if obs is not None else aec._encoder.action_mask(seat)
             aec.step(int(player.act(obs["observation"] if obs is not None else None, mask, info)))
             reward += aec.rewards[me]
@@ -174,6 +217,6 @@ def _env_id(name: str) -> str:
 ENV_IDS = {name: _env_id(name) for name in variant_names()}
 for _name, _id in ENV_IDS.items():
     if _id not in gymnasium.registry:
-        gymnasium.register(_id, entry_point="belote_env.wrappers:SingleAgentEnv", kwargs={"variant": _name})
+        gymnasium.register(_id, entry_point="belote_env.single_agent:SingleAgentEnv", kwargs={"variant": _name})
 
-__all__ = ["SingleAgentEnv", "ENV_IDS"]
+__all__ = ["SingleAgentEnv", "ENV_IDS", "seat_player", "AGENT_RESOLVERS"]

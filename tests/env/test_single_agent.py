@@ -14,7 +14,7 @@ from gymnasium.utils.env_checker import check_env
 import belote_env
 from belote_env.rules import IllegalActionError
 from belote_env.variants import variant_names
-from belote_env.wrappers import ENV_IDS, SingleAgentEnv
+from belote_env.single_agent import ENV_IDS, SingleAgentEnv
 
 
 @pytest.mark.parametrize("name", ["coinche", "belote_classique", "cobrecaf_81", "contree"])
@@ -99,3 +99,31 @@ def test_maskable_ppo_trains_briefly(tmp_path):
     action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
     assert info["action_mask"][int(action)]
     assert belote_env is not None
+
+
+def first_legal(observation, action_mask):
+    return int(np.flatnonzero(action_mask)[0])
+
+
+def test_seats_take_agents_callables_and_spec_strings(monkeypatch):
+    from agents import make_agent
+
+    import belote_env.single_agent as single_agent
+
+    by_object = SingleAgentEnv("coinche", partner=make_agent("random"), opponents=first_legal)
+    by_spec = SingleAgentEnv("coinche", partner="random", opponents=first_legal)
+    for env in (by_object, by_spec):
+        obs, info = env.reset(seed=5)
+        rewards, done = [], False
+        while not done:
+            obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))
+            rewards.append(reward)
+            done = terminated or truncated
+        env.rewards_seen = rewards
+    assert by_object.rewards_seen == by_spec.rewards_seen  # the spec resolves to the same agent
+    with pytest.raises(belote_env.errors.EnvArgumentError, match="partner must be an agent"):
+        SingleAgentEnv("coinche", partner=3)
+    # without an installed resolver a spec string is refused with what to do, not an ImportError
+    monkeypatch.setattr("importlib.metadata.entry_points", lambda group: [])
+    with pytest.raises(belote_env.errors.EnvArgumentError, match="entry-point group 'belote_env.agents'"):
+        single_agent.seat_player("heuristic", "opponents")
