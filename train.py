@@ -4,7 +4,7 @@ A dataclass of options (each field documented) filled from a YAML file in
 ``configs/train/`` and the command line (``agents.options``); then one loop:
 collect -> GAE -> PPO update, with TensorBoard logs (``charts/``,
 ``losses/``, ``eval/``), duplicate evaluations (``agents.evaluation``),
-exact checkpoints (``agents.checkpoint``) and an optional behaviour-cloning
+exact checkpoints (``agents.training.runs``) and an optional behaviour-cloning
 warm start (``agents.bc``). ``docs/training.md`` explains each part.
 
     python train.py --config configs/train/quick.yaml            # a few minutes on 2 CPU cores
@@ -37,16 +37,17 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from agents import options, streams
+from agents import counter_rng, options
 from agents.bc import warm_start
-from agents.checkpoint import (checkpoint_dir, free_run_name, latest_checkpoint, restore_rngs, resume_checkpoint,
-                               save_checkpoint)
+from agents.training.runs import (checkpoint_dir, free_run_name, latest_checkpoint, restore_rngs, resume_checkpoint, save_checkpoint)
 from agents.collection import Rollout, Tables, credit_rewards, link_decisions
 from agents.critic import HIDDEN_SIZE, CentralCritic, critic_state, hidden_features, load_critic
 from agents.evaluation import (evaluate_checkpoint, final_evaluation, log_hyperparameters, log_update,
                                 periodic_evaluation, progress_figures)
-from agents.neural import (Learner, NeuralAgent, PolicyValueNet, adam, build_net, one_thread,
-                           padded_rows, policy_terms, sample_rows)
+from agents.training.learner import adam, Learner
+from agents.neural.agent import NeuralAgent
+from agents.neural.network import build_net, one_thread, padded_rows, PolicyValueNet
+from agents.neural.sampling import policy_terms, sample_rows
 from agents.options import ConfigError, fields_of
 from agents.pool import OpponentPool
 from agents.plots import plot_run, read_scalars  # noqa: F401  (train.read_scalars for scripts)
@@ -176,7 +177,7 @@ def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, s
                                torch.from_numpy(buf.hidden[start:start + k]))
             logp, probs = policy_terms(logits)
             a = buf.actions[start:start + k]
-            sample_rows(probs.numpy(), logp.numpy(), tables.numbers(mine, streams.NETWORK), a, buf.logprobs[start:start + k])
+            sample_rows(probs.numpy(), logp.numpy(), tables.numbers(mine, counter_rng.NETWORK), a, buf.logprobs[start:start + k])
             buf.values[start:start + k] = value.numpy()
             t2 = clock()
             actions[mine] = a

@@ -48,7 +48,7 @@ class Agent:
         ``seeds`` (only for agents with ``takes_seeds``): one uint64 per decision; the agent then draws the
         random numbers of decision ``i`` from ``seeds[i]`` alone, so that its choice at a table does not depend
         on which other tables are asked with it (training collection, split among Ray actors or not:
-        ``agents.streams``). Deterministic agents need not take seeds."""
+        ``agents.counter_rng``). Deterministic agents need not take seeds."""
         return [self.act(o, m, i) for o, m, i in zip(observations, action_masks, infos)]
 
     def act_rows(self, params: np.ndarray, rows: np.ndarray):

@@ -21,11 +21,12 @@ from tqdm import tqdm
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
-from .checkpoint import init_checkpoint, save_checkpoint
-from .critic import HIDDEN_SIZE, hidden_features
-from .evaluation import evaluate, log_eval
-from .neural import PolicyValueNet, adam
-from .sparse_input import SparseObs
+from agents.training.runs import init_checkpoint, save_checkpoint
+from agents.critic import HIDDEN_SIZE, hidden_features
+from agents.evaluation import evaluate, log_eval
+from agents.neural.network import PolicyValueNet
+from agents.training.learner import adam
+from agents.neural.sparse import SparseObs
 
 @dataclass
 class Demonstrations:

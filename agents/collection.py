@@ -11,7 +11,7 @@ Seeds: when the tables are (re-)dealt (:meth:`Tables.reset_all`, at the start
 and after every checkpoint) one key is drawn from the run's collection RNG;
 every later draw of a table (its cards, which opponent, which team, which
 snapshot, the network's and the opponents' sampling) is a number of that key,
-the table's number in the run and the step (``agents.streams``). So a run and
+the table's number in the run and the step (``agents.counter_rng``). So a run and
 its ``--resume`` replay the same tables, and a table plays the same game
 whatever other tables are collected with it: ``table_ids`` lets a Ray rollout
 actor hold tables ``a .. b - 1`` of the run and play them exactly as a local
@@ -23,9 +23,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from . import streams
-from .sparse_input import _append_csr, _place_csr
-from .table import MAX_REDEALS, Runner
+from agents import counter_rng
+from agents.neural.sparse import _append_csr, _place_csr
+from agents.table import MAX_REDEALS, Runner
 
 POOL = "pool"  # the label of the pool's tables in the training statistics (charts/return_vs_pool)
 
@@ -41,7 +41,7 @@ class Tables:
                  pool=None, pool_fraction: float = 0.0, table_ids=None, key: int | None = None):
         from belote_env.vector import VectorEnv
 
-        from . import make_agent
+        from agents import make_agent
 
         self.variant = variant
         self.n = num_envs
@@ -69,21 +69,21 @@ class Tables:
 
     def numbers(self, idx: np.ndarray, stream: int) -> np.ndarray:
         """Uniform floats in [0, 1) of tables ``idx`` (positions in this object) for ``stream`` at this step:
-        ``streams.uniforms(key, table_ids[idx], t, stream)``."""
-        return streams.uniforms_at(self._bases[stream], self.t, idx)
+        ``counter_rng.uniforms(key, table_ids[idx], t, stream)``."""
+        return counter_rng.uniforms_at(self._bases[stream], self.t, idx)
 
     def agent_seeds(self) -> np.ndarray:
         """One uint64 per table for the opponents' sampling at this step (``Runner.actions(seeds=...)``)."""
-        return streams.at_step(self._bases[streams.AGENT], self.t)
+        return counter_rng.at_step(self._bases[counter_rng.AGENT], self.t)
 
     def draw_opponents(self, idx: np.ndarray) -> None:
         """A new opponent (or self-play) and its team at tables ``idx``, from the tables' own numbers."""
-        u = self.numbers(idx, streams.OPPONENT)
-        team = (self.numbers(idx, streams.TEAM) < 0.5).astype(np.int64)
+        u = self.numbers(idx, counter_rng.OPPONENT)
+        team = (self.numbers(idx, counter_rng.TEAM) < 0.5).astype(np.int64)
         k = np.searchsorted(self.cum, u, side="right") if self.labels else np.zeros(len(idx), dtype=np.int64)
         agent = k.copy()  # index into self.opponents
         if self.pool is not None:  # a snapshot per table, drawn uniformly (only when the pool is on)
-            slot = (self.numbers(idx, streams.SNAPSHOT) * max(len(self.pool), 1)).astype(np.int64)
+            slot = (self.numbers(idx, counter_rng.SNAPSHOT) * max(len(self.pool), 1)).astype(np.int64)
             at_pool = k == len(self.specs)
             agent[at_pool] += slot[at_pool]
             if not len(self.pool):
@@ -101,8 +101,8 @@ class Tables:
 
         self.key = int(self.rng.integers(2**31)) if key is None else int(key)
         self.t = 0
-        self._bases = {s: streams.bases(self.key, self.ids, s)
-                       for s in (streams.OPPONENT, streams.TEAM, streams.SNAPSHOT, streams.NETWORK, streams.AGENT)}
+        self._bases = {s: counter_rng.bases(self.key, self.ids, s)
+                       for s in (counter_rng.OPPONENT, counter_rng.TEAM, counter_rng.SNAPSHOT, counter_rng.NETWORK, counter_rng.AGENT)}
         self.obs, self.mask, self.seat = self.venv.reset(table_seeds=[table_seed(self.key, int(i)) for i in self.ids])
         self.draw_opponents(np.arange(self.n))
         self.reseed_opponents()
@@ -112,7 +112,7 @@ class Tables:
     def reseed_opponents(self) -> None:
         """Reseed the opponents (fixed agents and pool snapshots) from the key, the same in every process (agents
         that take seeds draw from the tables' numbers instead; this seeds the others, e.g. ``pimc``)."""
-        seeds = streams.keys(self.key, np.arange(len(self.opponents)), 0, streams.RESEED)
+        seeds = counter_rng.keys(self.key, np.arange(len(self.opponents)), 0, counter_rng.RESEED)
         for agent, seed in zip(self.opponents, seeds.tolist()):
             agent.reset(seed % 2**63)
 
@@ -145,18 +145,18 @@ class Rollout:
     Observations are kept as their non-zero entries (about 40 of an observation's 853 floats), row after row:
     row ``i``'s columns and values are ``obs_idx`` and ``obs_val`` at ``obs_ptr[i]:obs_ptr[i + 1]``. Collection
     scans the engine's rows straight into them (:meth:`add_observations`) and runs its forward pass on them; the
-    PPO update reads them as a :class:`~agents.sparse_input.SparseObs` (:meth:`sparse_observations`); Ray
+    PPO update reads them as a :class:`~agents.neural.sparse.SparseObs` (:meth:`sparse_observations`); Ray
     actors send them as they are (:meth:`csr_observations`); :meth:`observations` gives dense rows (a learner
     on another device, the central critic). Dense rows (3.4 KB each, 28 MB for coinche.yaml's rollout) cost
     collection about 0.1 ms a step at 128 tables to write (measured 2026-12-02: collection 1.16x without them,
     docs/training.md). The other fields are arrays of ``capacity`` rows; the masks have the padding of the
-    forward pass past them (:func:`agents.neural.padded_rows`)."""
+    forward pass past them (:func:`agents.neural.network.padded_rows`)."""
 
     def __init__(self, capacity: int, hidden_size: int = 0):
         from belote_env.observation import OBS_SIZE
         from belote_env.rules.actions import NUM_ACTIONS
 
-        from .neural import MIN_ROWS
+        from agents.neural.network import MIN_ROWS
 
         self.capacity, self.obs_size = capacity, OBS_SIZE
         self.obs_ptr = np.zeros(capacity + 1, dtype=np.int64)
@@ -211,7 +211,7 @@ class Rollout:
         return self.nonzeros(start, start + len(rows))
 
     def write_observations(self, start: int, indptr, idx, val, order=None) -> None:
-        """The rows of the CSR ``(indptr, idx, val)`` (as :func:`~agents.sparse_input.to_csr` gives them) become the
+        """The rows of the CSR ``(indptr, idx, val)`` (as :func:`~agents.neural.sparse.to_csr` gives them) become the
         buffer's rows ``start .. start + n - 1``, row ``i`` at ``start + order[i]`` when ``order`` (a permutation of
         ``0 .. n - 1``) is given; the rows before ``start`` are kept, those after dropped."""
         indptr = np.asarray(indptr, dtype=np.int64)
@@ -241,7 +241,7 @@ class Rollout:
 
     def observations(self, start: int = 0, stop: int | None = None) -> np.ndarray:
         """Rows ``start .. stop - 1`` (default: up to ``size``) as dense float32 observations (a new array)."""
-        from .sparse_input import from_csr
+        from agents.neural.sparse import from_csr
 
         indptr, idx, val = self.nonzeros(start, stop)
         return from_csr(indptr, idx, val, np.zeros((len(indptr) - 1, self.obs_size), dtype=np.float32))
@@ -254,13 +254,13 @@ class Rollout:
 
     def sparse_observations(self, n: int | None = None):
         """The first ``n`` rows (default: ``size``) as the PPO update reads them: the
-        :class:`~agents.sparse_input.SparseObs` that ``SparseObs.from_dense`` gives for their dense rows."""
-        from .sparse_input import SparseObs
+        :class:`~agents.neural.sparse.SparseObs` that ``SparseObs.from_dense`` gives for their dense rows."""
+        from agents.neural.sparse import SparseObs
 
         return SparseObs.from_csr(*self.nonzeros(0, n))
 
     def csr_observations(self, n: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The first ``n`` rows (default: ``size``) in :func:`~agents.sparse_input.to_csr`'s compact form (int32
+        """The first ``n`` rows (default: ``size``) in :func:`~agents.neural.sparse.to_csr`'s compact form (int32
         offsets, int16 columns: what Ray actors send)."""
         indptr, idx, val = self.nonzeros(0, n)
         return indptr.astype(np.int32), idx.astype(np.int16), val.copy()

@@ -18,8 +18,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from .neural import _layer, mlp
-from .sparse_input import SparseObs, sparse_input_linear
+from agents.neural.network import layer, mlp
+from agents.neural.sparse import SparseObs, sparse_input_linear
 
 #: 32 card bits of each other seat's hand: seat+1 (left), seat+2 (partner), seat+3 (right), in that order
 HIDDEN_SIZE = 96
@@ -48,14 +48,14 @@ class CentralCritic(nn.Module):
         self.obs_size, self.extra_size = int(obs_size), int(extra_size)
         self.hidden_sizes, self.activation = [int(h) for h in hidden_sizes], activation
         self.trunk = nn.Sequential(*mlp(self.obs_size + self.extra_size, self.hidden_sizes, activation),
-                                   _layer(self.hidden_sizes[-1], 1, 1.0))
+                                   layer(self.hidden_sizes[-1], 1, 1.0))
 
     def config(self) -> dict:
         return {"obs_size": self.obs_size, "hidden_sizes": list(self.hidden_sizes), "activation": self.activation,
                 "extra_size": self.extra_size}
 
     def forward(self, obs, hidden: torch.Tensor) -> torch.Tensor:
-        """Values of a batch: ``obs`` a dense tensor or a :class:`~agents.sparse_input.SparseObs` (the first
+        """Values of a batch: ``obs`` a dense tensor or a :class:`~agents.neural.sparse.SparseObs` (the first
         layer then runs on the non-zero entries of the observation and of the hidden bits)."""
         if isinstance(obs, SparseObs):
             x = obs.with_columns(hidden, self.obs_size)

@@ -66,7 +66,7 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> None:
 
 
 def _chunk_task(task):
-    from .match import _run_chunk
+    from agents.match import _run_chunk
 
     return _run_chunk(task)
 

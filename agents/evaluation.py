@@ -11,14 +11,15 @@ import torch
 
 from belote_env.variants import load_variant
 
-from .neural import load_agent, load_checkpoint
-from .reports import no_nan
+from agents.neural.agent import load_agent
+from agents.neural.checkpoint import load_checkpoint
+from agents.reports import no_nan
 
 
 def evaluate(agent, variant, opponents: list[str], pairs: int, seed: int, progress: bool = False) -> dict:
     """Duplicate matches of ``agent`` against each opponent spec: {spec: MatchResult.to_dict()}."""
-    from . import make_agent
-    from .match import duplicate_match
+    from agents import make_agent
+    from agents.match import duplicate_match
 
     out = {}
     for spec in opponents:
@@ -62,7 +63,7 @@ def evaluate_checkpoint(spec: str, args, cli: dict) -> dict:
     """``--evaluate``: a duplicate table of a saved agent (a checkpoint path or a shipped agent's name) against
     the opponents, on the variant given on the command line, else the one it was trained on. The JSON goes
     beside a checkpoint, or for a shipped agent into the runs directory (never into the package)."""
-    from .pretrained import PRETRAINED_DIR, weights_path
+    from agents.pretrained import PRETRAINED_DIR, weights_path
 
     path = weights_path(spec)
     ckpt = load_checkpoint(path)

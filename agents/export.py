@@ -25,8 +25,9 @@ from torch import nn
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
-from .neural import build_net, load_checkpoint
-from .options import CommandParser, check_writable
+from agents.neural.network import build_net
+from agents.neural.checkpoint import load_checkpoint
+from agents.cli import check_writable, CommandParser
 
 
 class ExportedPolicy(nn.Module):

@@ -39,9 +39,9 @@ from pathlib import Path
 
 from belote_env.rules.errors import BeloteError
 
-from .match import CHUNK_PAIRS, MatchResult, _run_chunk
-from .options import CommandParser, check_writable, nonnegative_int, positive_int
-from .reports import _md_table, no_nan, _text_table, rating_rows, stronger_first, write_reports
+from agents.match import CHUNK_PAIRS, MatchResult, _run_chunk
+from agents.cli import check_writable, CommandParser, nonnegative_int, positive_int
+from agents.reports import _md_table, no_nan, _text_table, rating_rows, stronger_first, write_reports
 
 FAMILIES = ("belote_classique", "coinche", "contree", "cobrecaf_81")
 BASE_AGENTS = ("random", "heuristic", "pimc")
@@ -64,7 +64,7 @@ class LadderError(BeloteError):
 def family_agents(family: str, agents: list[str] | None = None) -> list[str]:
     """The agents of ``family``'s round-robin: ``random``, ``heuristic``, ``pimc`` and the shipped agents
     trained on it; or ``agents``, where the word ``pretrained`` stands for those shipped agents."""
-    from .pretrained import available, pretrained_variant
+    from agents.pretrained import available, pretrained_variant
 
     trained = [name for name in available() if pretrained_variant(name) == family]
     specs = list(BASE_AGENTS) + [PRETRAINED] if agents is None else list(agents)
@@ -82,7 +82,7 @@ def check_agent(spec: str) -> None:
     """Fail early, with an AgentSpecError, on a spec ``make_agent`` cannot build (registered names are not
     built here: pimc and the trained agents load numba or torch; ``pimc:OPTIONS`` is built, which compiles
     nothing yet)."""
-    from . import agent_names, make_agent
+    from agents import agent_names, make_agent
 
     if spec not in agent_names():
         make_agent(spec)
@@ -91,8 +91,8 @@ def check_agent(spec: str) -> None:
 def agent_digest(spec: str) -> str | None:
     """SHA-256 of the weights file behind a trained agent or a checkpoint spec (None for other agents):
     a cached match whose agent's weights have changed is played again."""
-    from . import is_checkpoint_spec
-    from .pretrained import available, weights_path
+    from agents import is_checkpoint_spec
+    from agents.pretrained import available, weights_path
 
     path = weights_path(spec) if spec in available() or is_checkpoint_spec(spec) else None
     if path is None or not path.is_file():
@@ -549,7 +549,7 @@ def main(argv: list[str] | None = None) -> int:
 def run(args) -> int:
     from belote_env.variants import load_variant
 
-    from .ratings import rate
+    from agents.ratings import rate
 
     t0 = time.monotonic()
     unknown = [f for f in args.families if f not in FAMILIES]

@@ -36,8 +36,8 @@ import numpy as np
 
 from belote_env.rules.variant import Variant
 
-from .base import Agent
-from .table import MAX_REDEALS, play_episodes
+from agents.base import Agent
+from agents.table import MAX_REDEALS, play_episodes
 
 PAIRS_PER_BATCH = 128  # pairs played together on one VectorEnv (one act_batch per agent and step); the reseed unit
 CHUNK_PAIRS = PAIRS_PER_BATCH  # pairs per worker task in a tournament
@@ -305,7 +305,7 @@ _WORKER_AGENTS: dict[str, Agent] = {}
 def _worker_agent(spec: str) -> Agent:
     agent = _WORKER_AGENTS.get(spec)
     if agent is None:
-        from . import make_agent
+        from agents import make_agent
 
         agent = _WORKER_AGENTS[spec] = make_agent(spec)
     return agent
@@ -337,7 +337,7 @@ def round_robin(
         raise ValueError(f"agents must be distinct, got {specs}")
     if n_pairs < 1:
         raise ValueError(f"the number of pairs must be positive, got {n_pairs}")
-    from . import make_agent
+    from agents import make_agent
 
     for s in specs:  # fail early, in the parent, on a bad name or file
         _WORKER_AGENTS.setdefault(s, make_agent(s))
@@ -352,7 +352,7 @@ def round_robin(
     parts: list[MatchResult] = []
     try:
         if ray:
-            from .distributed import run_chunks
+            from agents.distributed import run_chunks
 
             for r in run_chunks(tasks, ray_address, workers if ray_address is None else None):
                 parts.append(r)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 from pathlib import Path
 
 import yaml
+
+from agents.cli import CommandParser
 
 from belote_env.rules.errors import BeloteError
 
@@ -83,14 +84,6 @@ def coerce(cls, name: str, value):
     if not isinstance(value, kind) or isinstance(value, bool) != (kind is bool):
         raise ConfigError(f"option {name!r} takes a {kind.__name__}, got {value!r}")
     return value
-
-
-class CommandParser(argparse.ArgumentParser):
-    """The commands' parser: a bad command line is one ``PROG: error: ...`` line on stderr and exit status 2
-    (argparse's default prints the whole usage block before it)."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser(cls, description: str) -> argparse.ArgumentParser:
@@ -246,10 +239,10 @@ def validate_train(args, resuming: bool = False):
     if args.num_envs * args.num_steps > args.total_timesteps:
         raise ConfigError(f"total_timesteps ({args.total_timesteps}) is below one rollout "
                           f"(num_envs * num_steps = {args.num_envs * args.num_steps})")
-    from . import agent_names, is_checkpoint_spec
+    from agents import agent_names, is_checkpoint_spec
 
     if args.init_from and not resuming:
-        from .checkpoint import init_checkpoint
+        from agents.training.runs import init_checkpoint
 
         init_checkpoint(args.init_from, args.hidden_sizes, args.activation)
         if args.bc_agent:
@@ -262,7 +255,7 @@ def validate_train(args, resuming: bool = False):
             if not Path(spec).is_file():
                 raise ConfigError(f"option {option!r}: checkpoint {spec!r} does not exist")
         elif ":" in spec:
-            from . import AgentSpecError, make_agent
+            from agents import AgentSpecError, make_agent
 
             try:
                 make_agent(spec)
@@ -272,39 +265,3 @@ def validate_train(args, resuming: bool = False):
             raise ConfigError(f"option {option!r}: unknown agent {spec!r}; registered: {', '.join(agent_names())} "
                               "(or a checkpoint path ending in .pt)")
     return args
-
-
-# ---------------------------------------------------------------------------
-# Shared by the commands' parsers (belote-tournament, belote-ladder)
-# ---------------------------------------------------------------------------
-
-def positive_int(text: str) -> int:
-    """An ``argparse`` type: a positive integer, else a usage error saying what was given."""
-    return _int_at_least(text, 1, "a positive integer")
-
-
-def nonnegative_int(text: str) -> int:
-    """An ``argparse`` type: an integer >= 0 (seeds), else a usage error saying what was given."""
-    return _int_at_least(text, 0, "an integer >= 0")
-
-
-def _int_at_least(text: str, least: int, what: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-    if value < least:
-        raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
-    return value
-
-
-def check_writable(folder: Path, flag: str = "--out", error: type[Exception] = ValueError) -> None:
-    """Create ``folder`` if needed and check a file can be written in it; raise ``error`` saying why not
-    (naming the option ``flag``), before a long run rather than after it."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / f".write-test-{os.getpid()}"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as e:
-        raise error(f"{flag} {str(folder)!r} cannot be written: {e.strerror or e}") from None

@@ -58,8 +58,8 @@ import numpy as np
 from belote_env.rules.info import InfoState
 from belote_env.rules.scoring import CAPOT_KINDS, score_deal
 
-from .base import Agent
-from .heuristic import HeuristicAgent, estimate_points
+from agents.base import Agent
+from agents.heuristic import HeuristicAgent, estimate_points
 
 OPTIONS = {"worlds": int, "tricks": int, "obj": str, "bid": str, "bid_worlds": int, "bid_margin": int, "seed": int}
 OBJECTIVES = ("score", "points")

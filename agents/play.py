@@ -25,8 +25,8 @@ from belote_env.rules.errors import BeloteError, NotationError
 from belote_env.rules.scoring import REDEAL
 from belote_env.single_agent import SingleAgentEnv
 
-from .options import CommandParser, nonnegative_int
-from .pretrained import variant_notes
+from agents.cli import CommandParser, nonnegative_int
+from agents.pretrained import variant_notes
 
 RED, RESET = "\x1b[31m", "\x1b[0m"
 NAMES = ("you", "left", "partner", "right")

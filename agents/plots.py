@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .options import ConfigError
+from agents.options import ConfigError
 
 
 def _tracked_by_git(path: Path) -> bool:

@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from .base import Agent
+from agents.base import Agent
 
 
 class PolicyAgent(Agent):

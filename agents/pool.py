@@ -7,7 +7,7 @@ snapshot drawn uniformly from the pool, the other the current policy, whose
 decisions alone are trained on. A snapshot acts as a :class:`NeuralAgent`
 sampling from its policy (one forward pass for all its waiting tables, through
 the play loop ``agents.table``), with the random numbers of the tables it
-plays at (``agents.streams``) like the fixed opponents. The pool is saved in every checkpoint
+plays at (``agents.counter_rng``) like the fixed opponents. The pool is saved in every checkpoint
 (:meth:`OpponentPool.state`), so ``--resume`` continues with the same
 snapshots, bit for bit.
 """
@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import torch
 
-from .neural import NeuralAgent, PolicyValueNet
+from agents.neural.agent import NeuralAgent
+from agents.neural.network import PolicyValueNet
 
 
 class OpponentPool:

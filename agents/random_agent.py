@@ -9,8 +9,8 @@ import numpy as np
 
 from belote_env.rules.info import InfoState
 
-from .base import Agent
-from .streams import uniform1
+from agents.base import Agent
+from agents.counter_rng import uniform1
 
 
 class RandomAgent(Agent):
@@ -43,7 +43,7 @@ class RandomAgent(Agent):
         return legal[self.rng.randrange(len(legal))]
 
     def act_batch(self, observations, action_masks, infos, seeds=None) -> list[int]:
-        """As :meth:`act` row by row; with ``seeds``, row ``i`` picks from ``seeds[i]`` (``agents.streams``)."""
+        """As :meth:`act` row by row; with ``seeds``, row ``i`` picks from ``seeds[i]`` (``agents.counter_rng``)."""
         if seeds is None:
             return super().act_batch(observations, action_masks, infos)
         masks = np.ascontiguousarray(action_masks)

@@ -15,7 +15,7 @@ and the PPO update run as in a local run.
 
 Seeds: actor ``k`` holds tables ``a_k .. b_k - 1`` of the run, and every
 random draw of a table is a number of the run's key, the table and the step
-(``agents.streams``); the key is drawn from the run's collection generator
+(``agents.counter_rng``); the key is drawn from the run's collection generator
 at the start and after every checkpoint, as in a local run. With one torch
 thread (the default) the network's forward pass gives each row the same
 result in any batch (``PolicyValueNet.forward_rows``). So **a Ray run and a
@@ -154,7 +154,7 @@ class RayCollector:
     def __init__(self, train_module, args, variant, rng: np.random.Generator):
         import ray
 
-        from .distributed import connect
+        from agents.distributed import connect
 
         k = args.ray_workers
         connect(args.ray_address or None, num_cpus=None if args.ray_address else max(k, os.cpu_count() or 1))

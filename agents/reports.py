@@ -13,7 +13,7 @@ import json
 import math
 from pathlib import Path
 
-from .match import MatchResult
+from agents.match import MatchResult
 
 def _md_table(rows: list[dict]) -> str:
     if not rows:
@@ -68,7 +68,7 @@ def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], 
     other files are written and the Markdown says how to get the plot."""
     import importlib.util
 
-    from .ratings import plot_ratings
+    from agents.ratings import plot_ratings
 
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = out_dir / variant_name

@@ -36,7 +36,7 @@ from belote_env.rules.actions import action_name
 from belote_env.rules.errors import BeloteError
 from belote_env.rules.scoring import Outcome
 
-from .base import Agent
+from agents.base import Agent
 
 MAX_REDEALS = 64
 _MADE = tuple(Outcome).index(Outcome.MADE)

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from .match import (  # noqa: F401  (re-exported)
+from agents.match import (  # noqa: F401  (re-exported)
     CHUNK_PAIRS,
     PAIRS_PER_BATCH,
     MatchResult,
@@ -29,9 +29,9 @@ from .match import (  # noqa: F401  (re-exported)
     round_robin,
     t_quantile_975,
 )
-from .options import CommandParser, check_writable, nonnegative_int, positive_int
-from .pretrained import variant_notes
-from .reports import _text_table, rating_rows, stronger_first, write_reports
+from agents.cli import check_writable, CommandParser, nonnegative_int, positive_int
+from agents.pretrained import variant_notes
+from agents.reports import _text_table, rating_rows, stronger_first, write_reports
 
 # On the batched engine one process plays ~600 heuristic-v-random pairs/s, and a worker process costs ~2 s
 # to start (spawn, numba's cached kernels). Measured 2026-11-30 (machine shared, load 3.7), 2 x 4,000 pairs:
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m agents.tournament`` / ``belote-tournament``: round-robin, ratings, tables, plot."""
     from belote_env.variants import load_variant
 
-    from .ratings import rate
+    from agents.ratings import rate
 
     p = CommandParser(
         prog="belote-tournament",
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.address is not None and not args.ray:
             raise ValueError("--address is for --ray")
         if args.ray:
-            from .distributed import connect
+            from agents.distributed import connect
 
             t0 = time.perf_counter()
             connect(args.address, args.workers)

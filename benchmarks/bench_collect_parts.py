@@ -54,7 +54,8 @@ def forward_alone(net, weights, buf, steps: int, times: int, clock) -> float:
     sampling, repeated (``train.collect``'s calls)."""
     import torch
 
-    from agents.neural import padded_rows, policy_terms, sample_rows
+    from agents.neural.network import padded_rows
+    from agents.neural.sampling import policy_terms, sample_rows
 
     starts = np.concatenate([[0], np.cumsum(buf.per_step)])
     picks = np.linspace(0, len(buf.per_step) - 1, steps).round().astype(int)
@@ -120,7 +121,7 @@ def main() -> None:
     import torch
 
     import train
-    from agents.neural import PolicyValueNet
+    from agents.neural.network import PolicyValueNet
     from bench_train import aec_rate
     from belote_env.observation import OBS_SIZE
     from belote_env.rules.actions import NUM_ACTIONS

@@ -4,7 +4,7 @@ Each ``<name>.pt`` file of this folder is a weights-only checkpoint (format
 ``belote_env.neural/2``: model config, half-precision weights and their
 SHA-256 digest, no optimizer, options or RNG state), loaded with
 ``torch.load(weights_only=True)`` and checked like any checkpoint
-(:func:`agents.checkpoint.load_checkpoint`); ``<name>.md`` is its model card
+(:func:`agents.training.runs.load_checkpoint`); ``<name>.md`` is its model card
 (config, steps, wall time, machine, results with intervals). The names are
 registered in :mod:`agents` at import, without importing torch.
 
@@ -42,7 +42,7 @@ def pretrained_variant(name: str) -> str | None:
     line of its model card; None when neither says."""
     path = pretrained_path(name)
     if not path.is_file():
-        from .. import AgentSpecError
+        from agents import AgentSpecError
 
         raise AgentSpecError(f"no pretrained agent {name!r}; shipped: {', '.join(available()) or 'none'}")
     try:
@@ -75,11 +75,11 @@ def variant_notes(specs, variant: str) -> list[str]:
 
 def load_pretrained(name: str, sample: bool = False, seed: int | None = None):
     """The shipped agent ``name`` as a :class:`agents.neural.NeuralAgent` (greedy unless ``sample``)."""
-    from ..neural import load_agent
+    from agents.neural.agent import load_agent
 
     path = pretrained_path(name)
     if not path.is_file():
-        from .. import AgentSpecError
+        from agents import AgentSpecError
 
         raise AgentSpecError(f"no pretrained agent {name!r}; shipped: {', '.join(available()) or 'none'}")
     agent = load_agent(path, sample=sample, seed=seed)
@@ -92,11 +92,12 @@ def export_pretrained(checkpoint: str | Path, name: str, out_dir: str | Path = P
     only, with their digest (what :func:`load_pretrained` reads). Returns the path."""
     import torch
 
-    from ..checkpoint import CheckpointError, atomic_save, checkpoint_dict, load_checkpoint
-    from ..neural import build_net
+    from agents.errors import CheckpointError
+    from agents.neural.checkpoint import atomic_save, checkpoint_dict, load_checkpoint
+    from agents.neural.network import build_net
 
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name) or name.endswith(".pt"):
-        from .. import AgentSpecError
+        from agents import AgentSpecError
 
         raise AgentSpecError(f"a shipped agent's name is letters, digits, '_', '.' and '-' (it is also its "
                              f"agent spec: no ':', '/', space or '.pt'), got {name!r}")

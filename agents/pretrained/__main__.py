@@ -1,5 +1,5 @@
 import sys
 
-from . import main
+from agents.pretrained import main
 
 sys.exit(main())

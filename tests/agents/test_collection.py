@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from agents.collection import ENTRIES_PER_ROW, Rollout, credit_rewards, link_decisions
-from agents.sparse_input import SparseObs, to_csr
+from agents.neural.sparse import SparseObs, to_csr
 from belote_env.observation import OBS_SIZE
 from belote_env.vector import VectorEnv
 

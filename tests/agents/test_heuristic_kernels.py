@@ -1,4 +1,4 @@
-"""The heuristic's kernel copy (agents.heuristic_kernels) decides exactly as HeuristicAgent.act, and reads
+"""The heuristic's kernel copy (agents.heuristic.kernels) decides exactly as HeuristicAgent.act, and reads
 only what the seat to act may know (VectorEnv.info_rows)."""
 
 import numpy as np

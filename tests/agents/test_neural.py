@@ -6,7 +6,8 @@ import torch
 
 
 def test_sample_actions_draws_the_distribution_and_only_legal_actions():
-    from agents.neural import MASKED_LOGIT, policy_terms, sample_actions
+    from agents.neural.network import MASKED_LOGIT
+    from agents.neural.sampling import policy_terms, sample_actions
 
     logits = torch.full((4000, 6), MASKED_LOGIT)
     logits[:, 1] = 0.0
@@ -33,7 +34,8 @@ def _inverse_cdf_in_torch(probs, u):
 
 
 def test_sample_actions_is_the_torch_inverse_cdf_action_for_action():
-    from agents.neural import MASKED_LOGIT, policy_terms, sample_actions
+    from agents.neural.network import MASKED_LOGIT
+    from agents.neural.sampling import policy_terms, sample_actions
 
     rng = np.random.default_rng(0)
     for trial in range(60):
@@ -53,7 +55,8 @@ def test_sample_actions_is_the_torch_inverse_cdf_action_for_action():
 
 
 def test_sample_rows_writes_sample_actions_draws_and_their_log_probabilities():
-    from agents.neural import MASKED_LOGIT, policy_terms, sample_actions, sample_rows
+    from agents.neural.network import MASKED_LOGIT
+    from agents.neural.sampling import policy_terms, sample_actions, sample_rows
 
     rng = np.random.default_rng(1)
     logits = torch.from_numpy(rng.normal(size=(100, 112)).astype(np.float32) * 3)

@@ -7,9 +7,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents import make_agent  # noqa: E402
-from agents.checkpoint import load_checkpoint  # noqa: E402
+from agents.neural.checkpoint import load_checkpoint  # noqa: E402
 from agents.match import duplicate_match  # noqa: E402
-from agents.neural import load_agent  # noqa: E402
+from agents.neural.agent import load_agent  # noqa: E402
 from agents.pretrained import MAX_BYTES, available, export_pretrained, main  # noqa: E402
 from belote_env.variants import load_variant  # noqa: E402
 
@@ -17,8 +17,8 @@ from belote_env.variants import load_variant  # noqa: E402
 @pytest.fixture
 def tiny_checkpoint(tmp_path):
     """A checkpoint as train.py writes it (a small network, counters and options)."""
-    from agents.checkpoint import atomic_save, checkpoint_dict
-    from agents.neural import PolicyValueNet
+    from agents.neural.checkpoint import atomic_save, checkpoint_dict
+    from agents.neural.network import PolicyValueNet
 
     torch.manual_seed(0)
     path = tmp_path / "ckpt.pt"

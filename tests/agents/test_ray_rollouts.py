@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents.ray_rollouts import BUFFER_FIELDS, pack_rollout, packed_bytes, unpack_rollout
-from agents.sparse_input import from_csr, to_csr
+from agents.neural.sparse import from_csr, to_csr
 
 
 def _collected_rollout():

@@ -13,7 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import train
-from agents.neural import CheckpointError, PolicyValueNet, checkpoint_dict, load_agent, load_checkpoint, weights_digest
+from agents.errors import CheckpointError
+from agents.neural.network import PolicyValueNet
+from agents.neural.checkpoint import checkpoint_dict, load_checkpoint, weights_digest
+from agents.neural.agent import load_agent
 
 
 def _save(obj, path: Path) -> Path:
@@ -71,6 +74,19 @@ def test_legacy_format_loads_with_a_warning(tmp_path):
                  tmp_path / "v1.pt")
     with pytest.warns(UserWarning, match="cannot be verified"):
         load_agent(path)
+
+
+def test_the_earlier_name_of_the_current_format_loads_and_is_verified(tmp_path):
+    """The shipped weights carry the tag ``belote_env.neural/2``, the current format under its old name."""
+    ckpt = checkpoint_dict(PolicyValueNet(hidden_sizes=[8]))
+    assert ckpt["format"] == "belote_env-checkpoint/2"
+    ckpt["format"] = "belote_env.neural/2"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_agent(_save(ckpt, tmp_path / "old_name.pt"))
+    ckpt["model"]["trunk.0.bias"][0] += 1.0
+    with pytest.raises(CheckpointError, match="do not match the digest"):
+        load_checkpoint(_save(ckpt, tmp_path / "old_name_tampered.pt"))
 
 
 def test_missing_digest_in_the_current_format(tmp_path):

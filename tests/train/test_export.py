@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from agents.checkpoint import checkpoint_dict
+from agents.neural.checkpoint import checkpoint_dict
 from agents.export import export_onnx, export_program, export_torchscript, main
-from agents.neural import PolicyValueNet
+from agents.neural.network import PolicyValueNet
 from belote_env.observation import action_mask, encode
 from belote_env.rules import GameState
 from belote_env.variants import load_variant

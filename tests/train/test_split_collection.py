@@ -1,4 +1,4 @@
-"""A table plays the same game whatever other tables are collected with it (agents.streams): collecting tables
+"""A table plays the same game whatever other tables are collected with it (agents.counter_rng): collecting tables
 0..11 in one process, or tables 0..4 and 5..11 apart and merging the two rollouts as the Ray driver does
 (agents.ray_rollouts.merge_rollouts), gives the same buffer, bit for bit. This is what makes a Ray run equal a
 local run of the same seed (tests/train/test_train_ray.py runs both)."""
@@ -8,11 +8,11 @@ import pytest
 import torch
 
 import train
-from agents import fast_linear
+from agents.neural import onednn
 from agents.collection import Tables
-from agents.neural import policy_terms
+from agents.neural.sampling import policy_terms
 from agents.ray_rollouts import BUFFER_FIELDS, merge_rollouts, pack_rollout
-from agents.sparse_input import SparseObs
+from agents.neural.sparse import SparseObs
 from belote_env.variants import load_variant
 
 STEPS, ROLLOUTS, KEY = 24, 3, 77
@@ -96,7 +96,7 @@ def test_forward_rows_on_the_row_weights_is_the_dense_pass_up_to_rounding(one_th
 
 def test_collection_records_the_numbers_the_update_recomputes(one_thread):
     """Collection's forward pass is the update's (the first layer by embedding_bag over the non-zero entries,
-    agents.sparse_input; the other products by oneDNN, agents.fast_linear, whose rows do not depend on the batch),
+    agents.neural.sparse; the other products by oneDNN, agents.neural.onednn, whose rows do not depend on the batch),
     so the log-probabilities and values it records are those the PPO update computes from the rollout, bit for
     bit: the first minibatch's ratio is exactly 1."""
     torch.manual_seed(3)
@@ -109,7 +109,7 @@ def test_collection_records_the_numbers_the_update_recomputes(one_thread):
                             torch.from_numpy(buf.mask[:n]).index_select(0, rows))
     logp = policy_terms(logits)[0].gather(1, torch.from_numpy(buf.actions[:n])[rows][:, None]).squeeze(1)
     assert np.array_equal(logp.numpy(), buf.logprobs[:n][rows.numpy()])
-    if fast_linear.available():
+    if onednn.available():
         assert np.array_equal(value.numpy(), buf.values[:n][rows.numpy()])
     else:  # MKL's one-column value product sums some row counts in another order
         np.testing.assert_allclose(value.numpy(), buf.values[:n][rows.numpy()], rtol=1e-5, atol=1e-6)
@@ -117,7 +117,7 @@ def test_collection_records_the_numbers_the_update_recomputes(one_thread):
 
 def test_collection_runs_on_one_thread_whatever_the_update_uses():
     """torch_threads > 1 speeds the PPO update; collection still runs on one thread (train.collect is wrapped in
-    agents.neural.one_thread), where forward_rows is row-invariant, so the split still equals the whole."""
+    agents.neural.network.one_thread), where forward_rows is row-invariant, so the split still equals the whole."""
     threads = torch.get_num_threads()
     torch.set_num_threads(2)
     try:
@@ -148,7 +148,7 @@ def test_forward_nonzeros_is_forward_rows_bit_for_bit(one_thread):
     """Collection's forward pass on the rows' non-zero entries (as the rollout buffer keeps them) gives
     forward_rows' numbers on the dense rows, bit for bit, whatever the padding rows hold."""
     from agents.collection import Rollout
-    from agents.neural import padded_rows
+    from agents.neural.network import padded_rows
 
     torch.manual_seed(3)
     net = train.PolicyValueNet()

@@ -33,7 +33,7 @@ def test_demonstrations_are_legal_and_carry_the_team_rewards():
 
 def test_cloning_fits_the_demonstrator():
     import train
-    from agents.neural import PolicyValueNet
+    from agents.neural.network import PolicyValueNet
     from belote_env.variants import load_variant
 
     torch.manual_seed(0)

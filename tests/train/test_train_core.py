@@ -1,4 +1,4 @@
-"""The pieces of train.py and agents/neural.py: masking, GAE, options, checkpoint errors."""
+"""The pieces of train.py and agents/neural/network.py: masking, GAE, options, checkpoint errors."""
 
 import io
 
@@ -7,7 +7,10 @@ import pytest
 import torch
 
 import train
-from agents.neural import CheckpointError, NeuralAgent, PolicyValueNet, checkpoint_dict, load_agent
+from agents.errors import CheckpointError
+from agents.neural.agent import load_agent, NeuralAgent
+from agents.neural.network import PolicyValueNet
+from agents.neural.checkpoint import checkpoint_dict
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 

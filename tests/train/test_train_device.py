@@ -8,7 +8,7 @@ import sys
 import pytest
 import torch
 
-from agents.neural import Learner
+from agents.training.learner import Learner
 from agents.options import ConfigError, learner_device
 from conftest import REPO
 

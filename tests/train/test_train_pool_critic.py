@@ -8,7 +8,8 @@ import torch
 import train
 from agents.collection import POOL, Tables
 from agents.critic import HIDDEN_SIZE, hand_bits, hidden_features
-from agents.neural import PolicyValueNet, load_agent
+from agents.neural.network import PolicyValueNet
+from agents.neural.agent import load_agent
 from agents.pool import OpponentPool
 from belote_env.variants import load_variant
 from belote_env.vector import VectorEnv

@@ -37,7 +37,7 @@ def test_tensorboard_has_the_documented_series(tiny_run):
 
 def test_checkpoint_loads_as_an_agent_and_in_the_registry(tiny_run):
     from agents import make_agent
-    from agents.neural import NeuralAgent, load_agent
+    from agents.neural.agent import load_agent, NeuralAgent
     from belote_env.observation import action_mask, encode
     from belote_env.rules.game import GameState
     from belote_env.variants import load_variant

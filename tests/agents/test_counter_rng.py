@@ -1,9 +1,9 @@
-"""The tables' own random numbers (agents.streams) and the agents that draw from them (``takes_seeds``)."""
+"""The tables' own random numbers (agents.counter_rng) and the agents that draw from them (``takes_seeds``)."""
 
 import numpy as np
 
 from agents import make_agent
-from agents.streams import AGENT, NETWORK, keys, to_uniform, uniforms
+from agents.counter_rng import AGENT, NETWORK, keys, to_uniform, uniforms
 
 
 def test_numbers_are_fixed_by_their_inputs_and_change_with_each():
@@ -48,7 +48,8 @@ def test_random_agent_draws_each_decision_from_its_seed():
 def test_a_sampling_neural_agent_draws_each_row_from_its_seed():
     import torch
 
-    from agents.neural import NeuralAgent, PolicyValueNet
+    from agents.neural.agent import NeuralAgent
+    from agents.neural.network import PolicyValueNet
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # forward_rows is row-invariant with one thread
@@ -69,7 +70,7 @@ def test_a_sampling_neural_agent_draws_each_row_from_its_seed():
 
 def test_a_tables_numbers_are_the_streams_numbers():
     from agents.collection import Tables
-    from agents.streams import OPPONENT
+    from agents.counter_rng import OPPONENT
     from belote_env.variants import load_variant
 
     tables = Tables(load_variant("coinche"), 4, {"random": 0.5}, np.random.default_rng(0), table_ids=[7, 3, 9, 20], key=11)
@@ -79,9 +80,9 @@ def test_a_tables_numbers_are_the_streams_numbers():
 
 
 def test_the_compiled_steps_are_the_numpy_mixing():
-    from agents.streams import _G, _M1, _M2, at_step, bases, uniforms_at
+    from agents.counter_rng import _G, _M1, _M2, at_step, bases, uniforms_at
 
-    def _mix(z):  # splitmix64's finaliser in numpy, as agents.streams computed it until 2026-12-02
+    def _mix(z):  # splitmix64's finaliser in numpy, as agents.counter_rng computed it until 2026-12-02
         z = (z ^ (z >> np.uint64(30))) * _M1
         z = (z ^ (z >> np.uint64(27))) * _M2
         return z ^ (z >> np.uint64(31))
@@ -103,7 +104,7 @@ def test_the_random_agents_kernel_picks_the_numpy_formulas_action():
     import pytest
 
     from agents.random_agent import RandomAgent
-    from agents.streams import at_step, bases
+    from agents.counter_rng import at_step, bases
 
     def numpy_pick(masks, seeds):  # RandomAgent.act_batch with seeds until 2026-12-02
         legal = np.asarray(masks) != 0

@@ -1,109 +1,25 @@
-"""The checkpoint format, written and read here: ``train.py``'s checkpoints and the agents' weights.
-
-A checkpoint is a dictionary saved with ``torch.save``: the format tag, the
-model config (``PolicyValueNet(**config)`` rebuilds the network), the
-weights and a SHA-256 digest of them, and for training checkpoints the
-optimizer, the options, the counters and every RNG state. Files are written
-to a temporary name, flushed and renamed (never half written), and read with
-``torch.load(weights_only=True)``: a damaged, foreign or tampered file raises
-:class:`CheckpointError` naming the file.
+"""Run folders and exact resume for ``train.py``: where a run's checkpoints go (``<runs_dir>/<run_name>/checkpoints``),
+:func:`save_checkpoint` (the weights, the optimizer, the options, the counters and every RNG state, written
+atomically to ``ckpt_<update>.pt`` and ``latest.pt``), :func:`resume_checkpoint` and :func:`restore_rngs` (a
+resumed run continues bit for bit), and :func:`init_checkpoint` (``--init-from``). The file format itself is
+:mod:`agents.neural.checkpoint`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import os
 import random
-import warnings
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from belote_env.rules.errors import BeloteError
-from belote_env.rules.variant import short_repr
-
-CHECKPOINT_FORMAT = "belote_env.neural/2"  # /2: the weights carry a digest, checked on load
-LEGACY_FORMATS = ("belote_env.neural/1",)  # still read, with a warning: no digest to verify
-
-
-class CheckpointError(BeloteError):
-    """A checkpoint file that cannot be loaded as a neural agent."""
-
-
-def weights_digest(state_dict: dict) -> str:
-    """SHA-256 over every tensor of a state dict (name, dtype, shape, bytes), in name order."""
-    h = hashlib.sha256()
-    for name in sorted(state_dict):
-        t = state_dict[name].detach().cpu().contiguous()
-        h.update(f"{name}|{t.dtype}|{tuple(t.shape)}|".encode())
-        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
-    return h.hexdigest()
-
-
-def checkpoint_dict(net, **extra) -> dict:
-    """The dictionary a checkpoint file holds: format tag, model config, weights and their
-    digest, plus ``extra`` entries (train.py adds the optimizer, arguments, counters, RNGs)."""
-    model = net.state_dict()
-    return {"format": CHECKPOINT_FORMAT, "model_config": net.config(), "model": model,
-            "model_digest": weights_digest(model), **extra}
-
-
-def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> dict:
-    """The checkpoint dictionary of ``path``, checked (format, entries, weights digest, finite
-    weights); raises :class:`CheckpointError`."""
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"checkpoint {str(path)!r} does not exist (expected a .pt file written by train.py)")
-    try:
-        ckpt = torch.load(path, map_location=device, weights_only=True)
-    except Exception as e:  # torch raises many types (UnpicklingError, RuntimeError, EOFError...) for bad files
-        first_line = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise CheckpointError(
-            f"{path}: not a readable PyTorch checkpoint ({type(e).__name__}: {first_line[:200]}); "
-            "the file is damaged or was not written by train.py"
-        ) from None
-    fmt = ckpt.get("format") if isinstance(ckpt, dict) else None
-    if fmt != CHECKPOINT_FORMAT and fmt not in LEGACY_FORMATS:
-        found = fmt if isinstance(ckpt, dict) else type(ckpt).__name__
-        raise CheckpointError(
-            f"{path}: not a belote_env neural checkpoint (format tag {short_repr(found)}, expected "
-            f"{CHECKPOINT_FORMAT!r}); give a file written by train.py"
-        )
-    for key in ("model_config", "model") + (("model_digest",) if fmt == CHECKPOINT_FORMAT else ()):
-        if key not in ckpt:
-            raise CheckpointError(f"{path}: checkpoint lacks the {key!r} entry; the file is incomplete")
-    model = ckpt["model"]
-    if not isinstance(model, dict) or not all(isinstance(t, torch.Tensor) for t in model.values()):
-        raise CheckpointError(f"{path}: the 'model' entry is not a dictionary of tensors; the file is damaged")
-    if fmt == CHECKPOINT_FORMAT:
-        if weights_digest(model) != ckpt["model_digest"]:
-            raise CheckpointError(
-                f"{path}: the weights do not match the digest stored with them; the file is damaged "
-                "(copy it again, or use another checkpoint of the run)"
-            )
-    else:
-        warnings.warn(f"{path}: checkpoint format {fmt!r} stores no digest of its weights; they cannot be verified",
-                      stacklevel=2)
-    for name, t in model.items():
-        if t.is_floating_point() and not bool(torch.isfinite(t).all()):
-            raise CheckpointError(f"{path}: tensor {name!r} holds NaN or infinite values; the weights are unusable")
-    return ckpt
+from agents.errors import CheckpointError
+from agents.neural.checkpoint import atomic_save, checkpoint_dict, load_checkpoint
 
 
 def checkpoint_dir(args) -> Path:
     return Path(args.runs_dir) / args.run_name / "checkpoints"
-
-
-def atomic_save(obj, path: Path) -> None:
-    """torch.save to ``<path>.tmp``, flushed to disk, then renamed over ``path``."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        torch.save(obj, fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def save_checkpoint(args, net, optimizer, collect_rng, update: int, global_step: int, elapsed: float, **extra) -> Path:
@@ -163,8 +79,8 @@ def free_run_name(args, announce: bool = False) -> str:
 def init_checkpoint(spec: str, hidden_sizes, activation: str) -> tuple[dict, Path]:
     """The checkpoint dictionary and path named by ``init_from`` (a checkpoint path or a shipped agent's name,
     ``ppo_coinche``), checked to hold a network of ``hidden_sizes`` and ``activation``; ConfigError otherwise."""
-    from .options import ConfigError
-    from .pretrained import available, weights_path
+    from agents.options import ConfigError
+    from agents.pretrained import available, weights_path
 
     path = weights_path(spec)
     if not path.is_file():
@@ -188,7 +104,7 @@ RESUME_ENTRIES = ("args", "optimizer", "update", "global_step", "rng")
 def resume_checkpoint(args, cli_overrides: dict | None = None) -> tuple[dict, Path, dict]:
     """The latest training checkpoint of the run, its path, and the options to continue with (the saved ones,
     overridden by those given on the command line); ConfigError when there is none or it holds weights only."""
-    from .options import ConfigError
+    from agents.options import ConfigError
 
     path = latest_checkpoint(args)
     if path is None:

@@ -4,7 +4,7 @@
 2026-12-01 (Zen 5, AVX-512) that product reached about 85 GFLOP/s on one core, whatever the batch;
 oneDNN's (``torch.ops.mkldnn._linear_pointwise``, the kernel ``torch.compile`` uses for CPU linear layers)
 reached 130 to 170 on the same core: the 256 x 256 layer took 90 µs against 160 at collection's 104 rows,
-1.43 ms against 3.27 at the update's 2,048 (``python benchmarks/bench_fast_linear.py``).
+1.43 ms against 3.27 at the update's 2,048 (``python benchmarks/bench_onednn.py``).
 
 :func:`linear` is that product, with a gradient:
 
@@ -18,7 +18,7 @@ Measured with torch 2.13, its results do not depend on the batch they come in (e
 order, for 2 to 3,000 rows; a single row runs another kernel), nor on the thread count, nor on whether the weight was packed beforehand
 (:func:`pack`). So ``train.collect``'s forward pass (one batch a step) and the PPO update's (minibatches of
 2,048 rows) give the same numbers, bit for bit, and collection stays row-invariant (a Ray run equals the
-local one); ``tests/agents/test_fast_linear.py`` checks both, and falls back with the product if not.
+local one); ``tests/agents/test_onednn.py`` checks both, and falls back with the product if not.
 
 Where the oneDNN op is missing (a torch build without it) or for another dtype or device, :func:`linear`
 is ``torch.nn.functional.linear``. The play path (``PolicyValueNet.forward`` on dense batches:

@@ -51,11 +51,11 @@ from belote_env.rules.cards import JACK, NINE, NO_TRUMP, SUIT_MASK, card_rank, c
 from belote_env.rules.play import beats
 from belote_env.rules.state import BIDDING
 
-from .base import Agent, InfoState
+from agents.base import Agent, InfoState
 
 # Rank bits within a suit byte: 7 8 9 10 J Q K A.
 _R7, _R8, _R9, _R10, _RJ, _RQ, _RK, _RA = (1 << r for r in range(8))
-_MASTER_PENALTY = 12  # points a master card is worth keeping rather than giving away
+MASTER_PENALTY = 12  # points a master card is worth keeping rather than giving away
 
 
 def _byte(hand: int, suit: int) -> int:
@@ -208,7 +208,7 @@ class HeuristicAgent(Agent):
         return a
 
     def act_rows(self, params: np.ndarray, rows: np.ndarray):
-        """:meth:`act` at many engine tables at once, by its kernel copy (:mod:`agents.heuristic_kernels`,
+        """:meth:`act` at many engine tables at once, by its kernel copy (:mod:`agents.heuristic.kernels`,
         tested equal); None for subclasses, which may change the decisions."""
         if type(self) is not HeuristicAgent:
             return None
@@ -414,7 +414,7 @@ class HeuristicAgent(Agent):
             if card_suit(c) == trump:
                 v -= 30
             if is_master(c):
-                v -= _MASTER_PENALTY
+                v -= MASTER_PENALTY
             return v
         return max(legal, key=value)
 
@@ -461,15 +461,15 @@ _kernels = None
 
 
 def kernels():
-    """:mod:`agents.heuristic_kernels`, compiled on first use and cached with the engine's kernels (its digest
+    """:mod:`agents.heuristic.kernels`, compiled on first use and cached with the engine's kernels (its digest
     covers this file, whose constants the kernels freeze)."""
     global _kernels
     if _kernels is None:
         from belote_env.fast import import_cached
 
         here = Path(__file__).resolve().parent
-        _kernels = import_cached("agents.heuristic_kernels", "numba-heuristic", here / "heuristic.py",
-                                 here / "heuristic_kernels.py")
+        _kernels = import_cached("agents.heuristic.kernels", "numba-heuristic", here / "agent.py",
+                                 here / "kernels.py")
     return _kernels
 
 

@@ -1,11 +1,12 @@
-"""The sparse first layer (agents.sparse_input) computes what the dense nn.Linear computes."""
+"""The sparse first layer (agents.neural.sparse) computes what the dense nn.Linear computes."""
 
 import numpy as np
 import pytest
 import torch
 
-from agents.neural import PolicyValueNet, adam
-from agents.sparse_input import SparseObs, nonzeros
+from agents.neural.network import PolicyValueNet
+from agents.training.learner import adam
+from agents.neural.sparse import SparseObs, nonzeros
 from belote_env.observation import OBS_SIZE
 from belote_env.vector import VectorEnv
 
@@ -40,7 +41,7 @@ def test_nonzeros_pads_rows_and_keeps_values():
 def test_the_blocked_scan_finds_every_non_zero_entry_as_numpy_does(columns):
     """nonzeros and to_csr skip blocks of all-zero bits: entries at block edges and in the tail, -0.0
     (non-zero bits, equal to zero: skipped), NaN and denormals (kept) are found as np.nonzero finds them."""
-    from agents.sparse_input import from_csr, to_csr
+    from agents.neural.sparse import from_csr, to_csr
     rng = np.random.default_rng(columns)
     x = (rng.random((60, columns)) < 0.05).astype(np.float32) * rng.normal(size=(60, columns)).astype(np.float32)
     x[0, :] = 0.0
@@ -117,7 +118,7 @@ def test_central_critic_reads_sparse_batches_as_dense_ones():
 
 
 def test_collections_first_layer_is_the_updates_bit_for_bit():
-    from agents.sparse_input import sparse_input_linear, sparse_rows_linear
+    from agents.neural.sparse import sparse_input_linear, sparse_rows_linear
 
     obs, _ = _observations()
     torch.manual_seed(0)
@@ -134,7 +135,7 @@ def test_collections_first_layer_is_the_updates_bit_for_bit():
 
 
 def test_csr_rows_linear_is_the_scan_of_the_rows_padded_with_zero_rows():
-    from agents.sparse_input import csr_rows_linear, sparse_rows_linear, to_csr
+    from agents.neural.sparse import csr_rows_linear, sparse_rows_linear, to_csr
 
     obs, _ = _observations(n_steps=5)
     rows = obs[[5, 3, 300, 3, 0]]
@@ -155,7 +156,7 @@ def test_csr_rows_linear_is_the_scan_of_the_rows_padded_with_zero_rows():
 
 
 def test_sparse_obs_from_csr_is_from_dense_bit_for_bit():
-    from agents.sparse_input import to_csr
+    from agents.neural.sparse import to_csr
 
     obs, _ = _observations(n_steps=3)
     obs[4] = 0.0  # a row without entries

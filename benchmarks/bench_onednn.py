@@ -1,16 +1,16 @@
-"""The training path's products, torch's (MKL) against oneDNN's (``agents.fast_linear``): one figure per line.
+"""The training path's products, torch's (MKL) against oneDNN's (``agents.neural.onednn``): one figure per line.
 
-    python benchmarks/bench_fast_linear.py [--rows 104 1520 2048] [--repeats 5] [--clock cpu]
+    python benchmarks/bench_onednn.py [--rows 104 1520 2048] [--repeats 5] [--clock cpu]
 
 For each layer of the default network after its first (256 x 256, and the heads' 113 x 256: the policy's 112
 outputs and the value's one, stacked as ``PolicyValueNet`` runs them) and each batch size of ``--rows``
 (104: collection's decisions a step with 128 tables; 1,520 and 2,048: the PPO update's minibatches), on one
 torch thread, with hot caches, microseconds per call, median (min, max) of ``--repeats`` rounds:
 
-- ``forward``: ``F.linear(x, W, b)`` against ``agents.fast_linear.linear`` with ``W`` as it is and packed
-  (``fast_linear.pack``, what collection does once a rollout);
+- ``forward``: ``F.linear(x, W, b)`` against ``agents.neural.onednn.linear`` with ``W`` as it is and packed
+  (``onednn.pack``, what collection does once a rollout);
 - ``grad input``: ``G @ W`` against oneDNN's product of ``G`` by ``W^T`` (the copy of ``W^T`` counted);
-- ``grad weight``: ``G.t() @ X``, what ``fast_linear``'s backward pass computes, against oneDNN's product of
+- ``grad weight``: ``G.t() @ X``, what ``onednn``'s backward pass computes, against oneDNN's product of
   ``G^T`` by the "weight" ``X^T`` (both copies counted). That one is unsteady: at 1,520 rows of 256 x 256 it
   took 1.5 ms in some processes and 4.1 ms in others (torch's: 2.4 ms), so the backward pass keeps torch's.
 
@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from agents import fast_linear  # noqa: E402
+from agents.neural import onednn  # noqa: E402
 from common import fmt  # noqa: E402
 
 SHAPES = (("256 x 256", 256, 256), ("heads 113 x 256", 113, 256))
@@ -62,21 +62,21 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
     if args.repeats < 1 or min(args.rows) < 2:
         p.error("--repeats must be at least 1 and every --rows at least 2")
-    if not fast_linear.available():
-        sys.exit("error: this torch build has no oneDNN linear op: agents.fast_linear falls back to F.linear")
+    if not onednn.available():
+        sys.exit("error: this torch build has no oneDNN linear op: agents.neural.onednn falls back to F.linear")
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
     torch.set_num_threads(1)
     op = torch.ops.mkldnn._linear_pointwise
     torch.manual_seed(0)
     for name, n_out, n_in in SHAPES:
         w, b = torch.randn(n_out, n_in) / n_in ** 0.5, torch.randn(n_out)
-        packed = fast_linear.pack(w)
+        packed = onednn.pack(w)
         for rows in args.rows:
             x, g = torch.relu(torch.randn(rows, n_in)), torch.randn(rows, n_out)
             cases = (
                 ("forward, torch", lambda: F.linear(x, w, b)),
-                ("forward, oneDNN", lambda: fast_linear.linear(x, w, b)),
-                ("forward, oneDNN packed", lambda: fast_linear.linear(x, packed, b)),
+                ("forward, oneDNN", lambda: onednn.linear(x, w, b)),
+                ("forward, oneDNN packed", lambda: onednn.linear(x, packed, b)),
                 ("grad input, torch", lambda: g @ w),
                 ("grad input, oneDNN", lambda: op(g, w.t().contiguous(), None, "none", [], "")),
                 ("grad weight, torch", lambda: g.t() @ x),

@@ -1,6 +1,6 @@
 """The PPO update's cost with the dense or the sparse first layer, plain or fused Adam: one figure per line.
 
-    python benchmarks/bench_sparse_input.py [--rows 6144] [--minibatches 4] [--epochs 4] [--repeats 5] [--clock cpu]
+    python benchmarks/bench_sparse.py [--rows 6144] [--minibatches 4] [--epochs 4] [--repeats 5] [--clock cpu]
 
 Observations come from random play at 512 coinche tables (all phases); one
 "update" is ``--epochs`` passes over ``--rows`` of them in ``--minibatches``
@@ -25,8 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from agents.neural import PolicyValueNet, policy_terms  # noqa: E402
-from agents.sparse_input import SparseObs  # noqa: E402
+from agents.neural.network import PolicyValueNet  # noqa: E402
+from agents.neural.sampling import policy_terms
+from agents.neural.sparse import SparseObs  # noqa: E402
 from belote_env.vector import VectorEnv  # noqa: E402
 
 

@@ -71,7 +71,7 @@ from belote_env.fast.tables import (
 from belote_env.rules.actions import BID, COINCHE, EN_FACE, EN_VOITURE, PASS, SURCOINCHE, TAKE
 from belote_env.rules.cards import JACK, NINE, NO_TRUMP
 
-from .heuristic import _MASTER_PENALTY, CALIBRATION
+from agents.heuristic.agent import CALIBRATION, MASTER_PENALTY
 
 # CALIBRATION as [full deal?][suit, no trump, all trump][base, scale]
 _CAL = np.array([[CALIBRATION[deal][kind] for kind in ("suit", "nt", "at")] for deal in ("turn_up", "full")],
@@ -431,7 +431,7 @@ def _play(V, row, legal, nlegal, voids):
             if c >> 3 == trump:
                 v -= 30
             if not higher[c] & unseen:
-                v -= _MASTER_PENALTY
+                v -= MASTER_PENALTY
             if best < 0 or v > best_v:
                 best, best_v = c, v
         return best

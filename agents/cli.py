@@ -1,0 +1,48 @@
+"""What the commands share (``belote-tournament``, ``belote-ladder``, ``python -m agents.arena.play``,
+``train.py``, the exports): a parser whose usage errors are one line, and argument types that say what was given."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+
+class CommandParser(argparse.ArgumentParser):
+    """The commands' parser: a bad command line is one ``PROG: error: ...`` line on stderr and exit status 2
+    (argparse's default prints the whole usage block before it)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def positive_int(text: str) -> int:
+    """An ``argparse`` type: a positive integer, else a usage error saying what was given."""
+    return _int_at_least(text, 1, "a positive integer")
+
+
+def nonnegative_int(text: str) -> int:
+    """An ``argparse`` type: an integer >= 0 (seeds), else a usage error saying what was given."""
+    return _int_at_least(text, 0, "an integer >= 0")
+
+
+def _int_at_least(text: str, least: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
+    return value
+
+
+def check_writable(folder: Path, flag: str = "--out", error: type[Exception] = ValueError) -> None:
+    """Create ``folder`` if needed and check a file can be written in it; raise ``error`` saying why not
+    (naming the option ``flag``), before a long run rather than after it."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".write-test-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise error(f"{flag} {str(folder)!r} cannot be written: {e.strerror or e}") from None

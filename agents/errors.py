@@ -1,0 +1,17 @@
+"""The players' errors; every error of the project derives from :class:`~belote_env.errors.BeloteError`, a
+``ValueError``. The arena's and training's are in :mod:`agents.arena.errors` and :mod:`agents.training.errors`."""
+
+from __future__ import annotations
+
+from belote_env.errors import BeloteError
+
+
+class AgentSpecError(BeloteError):
+    """An agent spec that is neither a registered name nor a loadable checkpoint."""
+
+
+class CheckpointError(BeloteError):
+    """A checkpoint file that cannot be loaded as a neural agent."""
+
+
+__all__ = ["BeloteError", "AgentSpecError", "CheckpointError"]

@@ -1,0 +1,91 @@
+"""Neural agents: :class:`NeuralAgent` plays a :class:`~agents.neural.network.PolicyValueNet`;
+:func:`load_agent` builds one from a checkpoint written by ``train.py``::
+
+    from agents.neural import load_agent
+    agent = load_agent("runs/coinche/checkpoints/latest.pt")
+    action = agent.act(observation, action_mask, None)   # a network needs no InfoState
+
+Loading uses ``torch.load(weights_only=True)``: a file is never unpickled
+into arbitrary objects, and a damaged or foreign file raises
+:class:`~agents.errors.CheckpointError` (a ``ValueError``) that names the file and says
+what was expected (:mod:`agents.neural.checkpoint`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from agents.base import Agent
+from agents.counter_rng import to_uniform
+from agents.neural.checkpoint import load_checkpoint
+from agents.neural.network import PolicyValueNet, build_net
+from agents.neural.sampling import sample_actions
+
+
+class NeuralAgent(Agent):
+    """An agent playing with a :class:`PolicyValueNet`.
+
+    Greedy by default (the most probable legal action, the usual choice for
+    evaluation); ``sample=True`` draws from the policy instead, with its own
+    generator seeded by ``seed`` (and by :meth:`reset`). It reads only the
+    observation and the mask (``needs_info = False``).
+    """
+
+    needs_info = False
+    takes_seeds = True  # sampling draws row i from seeds[i] when given (agents.counter_rng)
+
+    def __init__(self, net: PolicyValueNet, name: str = "neural", sample: bool = False, seed: int | None = None,
+                 device: str | torch.device = "cpu"):
+        self.net = net
+        self.name = name
+        self.sample = sample
+        self.device = torch.device(device)
+        self.generator = torch.Generator(device=self.device)
+        if seed is not None:
+            self.generator.manual_seed(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.generator.manual_seed(seed)
+
+    @torch.no_grad()
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, infos: list | None = None,
+                  seeds=None) -> list[int]:
+        """One forward pass for the whole batch; returns one legal action per row (``seeds``: see
+        :meth:`agents.base.Agent.act_batch`; with them the batch is also run row-invariantly:
+        :meth:`PolicyValueNet.forward_rows`)."""
+        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=self.device)
+        mask = torch.as_tensor(np.asarray(action_masks), device=self.device).bool()
+        if obs.ndim != 2 or obs.shape[1] != self.net.obs_size:
+            raise ValueError(f"observations must have shape (batch, {self.net.obs_size}), got {tuple(obs.shape)}")
+        if mask.shape != (obs.shape[0], self.net.num_actions):
+            raise ValueError(f"action_masks must have shape ({obs.shape[0]}, {self.net.num_actions}), got {tuple(mask.shape)}")
+        if not bool(mask.any(dim=1).all()):
+            raise ValueError("every action mask must allow at least one action (the seat must be the one to act)")
+        was_training = self.net.training
+        self.net.eval()
+        logits, _ = self.net(obs, mask) if seeds is None else self.net.forward_rows(obs, mask)
+        self.net.train(was_training)
+        if self.sample:
+            probs = torch.softmax(logits, dim=1)
+            if seeds is None:
+                actions = sample_actions(probs, self.generator)
+            else:
+                actions = sample_actions(probs, u=to_uniform(seeds))
+        else:
+            actions = logits.argmax(dim=1)
+        return actions.tolist()
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info=None) -> int:
+        return self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None], [info])[0]
+
+
+def load_agent(path: str | Path, device: str | torch.device = "cpu", sample: bool = False, seed: int | None = None) -> NeuralAgent:
+    """A :class:`NeuralAgent` from a checkpoint written by ``train.py`` (greedy unless ``sample``)."""
+    ckpt = load_checkpoint(path, device)
+    net = build_net(ckpt, path).to(device)
+    net.eval()
+    return NeuralAgent(net, name=f"neural:{Path(path).name}", sample=sample, seed=seed, device=device)

@@ -1,0 +1,129 @@
+"""The agent registry: :func:`make_agent` builds an agent from a spec string (a registered name, a name with
+options, a checkpoint path or ``module:factory``; the grammar is in :mod:`agents`), :func:`register_agent` adds
+names. ``random``, ``heuristic``, ``pimc`` and the shipped trained agents are registered at import."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from agents.base import Agent
+from agents.errors import AgentSpecError
+
+_REGISTRY: dict[str, Callable[[], Agent]] = {}
+_OPTION_REGISTRY: dict[str, Callable[[str], Agent]] = {}
+
+
+def register_agent(name: str, factory: Callable[[], Agent]) -> None:
+    """Make ``make_agent(name)`` call ``factory()``."""
+    if not name or any(c in name for c in "/\\") or name.endswith(".pt"):
+        raise AgentSpecError(f"agent name {name!r} is not allowed: it must not look like a path")
+    _REGISTRY[name] = factory
+
+
+def register_agent_with_options(name: str, factory: Callable[[str], Agent]) -> None:
+    """Make ``make_agent(name)`` call ``factory("")`` and ``make_agent("name:opts")`` call ``factory("opts")``
+    (a registered name before the colon wins over a ``module:factory`` reading of the spec)."""
+    register_agent(name, lambda: factory(""))
+    _OPTION_REGISTRY[name] = factory
+
+
+def agent_names() -> list[str]:
+    """Registered agent names."""
+    return sorted(_REGISTRY)
+
+
+def is_checkpoint_spec(spec: str) -> bool:
+    return spec.endswith(".pt") or Path(spec).is_file()
+
+
+def make_agent(spec: str | Agent) -> Agent:
+    """An agent from a registry name (``random``, ``heuristic``), a checkpoint path or ``module:factory``."""
+    if isinstance(spec, Agent):
+        return spec
+    if not isinstance(spec, (str, Path)):
+        raise AgentSpecError(f"an agent spec is a name or a checkpoint path, got {type(spec).__name__} {spec!r}")
+    spec = str(spec)
+    if spec in _REGISTRY:
+        return _REGISTRY[spec]()
+    head, sep, options = spec.partition(":")
+    if sep and head in _OPTION_REGISTRY:
+        try:
+            return _OPTION_REGISTRY[head](options)
+        except ValueError as e:
+            raise AgentSpecError(f"agent spec {spec!r}: {e}") from None
+    if is_checkpoint_spec(spec):
+        if not Path(spec).is_file():
+            raise AgentSpecError(f"checkpoint {spec!r} does not exist")
+        try:
+            from agents.neural.agent import load_agent
+        except ImportError as e:
+            raise AgentSpecError(f"cannot load checkpoint {spec!r}: agents.neural is unavailable ({e})") from None
+        return load_agent(spec)
+    if ":" in spec and not spec.startswith(":") and not spec.endswith(":"):
+        return _from_factory(spec)
+    raise AgentSpecError(
+        f"unknown agent {spec!r}: registered agents are {', '.join(agent_names())}, "
+        "a checkpoint file (.pt), or module:factory"
+    )
+
+
+def _from_factory(spec: str) -> Agent:
+    """``module:factory``: ``factory()`` from an importable module, returning an Agent or a callable
+    ``fn(observation, action_mask) -> action`` (wrapped in a PolicyAgent named after the factory)."""
+    import importlib
+
+    module_name, _, attr = spec.rpartition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise AgentSpecError(f"agent spec {spec!r}: cannot import module {module_name!r} ({e})") from None
+    factory = getattr(module, attr, None)
+    if not callable(factory):
+        raise AgentSpecError(f"agent spec {spec!r}: module {module_name!r} has no callable {attr!r}")
+    made = factory()
+    if isinstance(made, Agent):
+        if made.name in ("agent", "policy"):
+            made.name = attr
+        return made
+    if callable(made):
+        from agents.policy import PolicyAgent
+
+        return PolicyAgent(made, name=attr)
+    raise AgentSpecError(f"agent spec {spec!r}: {attr}() returned {type(made).__name__}, not an Agent or a callable")
+
+
+def _random() -> Agent:
+    from agents.random_agent import RandomAgent
+
+    return RandomAgent()
+
+
+def _heuristic() -> Agent:
+    from agents.heuristic import HeuristicAgent
+
+    return HeuristicAgent()
+
+
+def _pimc(options: str) -> Agent:
+    from agents.pimc import make_pimc
+
+    return make_pimc(options)
+
+
+register_agent("random", _random)
+register_agent("heuristic", _heuristic)
+register_agent_with_options("pimc", _pimc)
+
+
+def _register_pretrained() -> None:
+    """Every weights file of agents/pretrained/ under its name (``ppo_coinche``...); torch loads on use."""
+    from agents.pretrained import available, load_pretrained
+
+    for name in available():
+        register_agent(name, lambda name=name: load_pretrained(name))
+
+
+_register_pretrained()
+
+__all__ = ["make_agent", "register_agent", "register_agent_with_options", "agent_names", "is_checkpoint_spec"]
