@@ -14,7 +14,7 @@ warm start (``agents.bc``). ``docs/training.md`` explains each part.
     tensorboard --logdir runs
 
 Collection plays ``num_envs`` tables on the batched engine (``belote_env.vector``) through the
-one play loop (``agents.table``), here or on Ray actors (``--ray-workers``): one forward pass for
+one play loop (``agents.arena.loop``), here or on Ray actors (``--ray-workers``): one forward pass for
 every table where a network seat is to act (illegal logits at -1e9, never sampled); fixed
 ``opponent_mix`` agents, or past snapshots of the network (``--pool-fraction``, ``agents.pool``), at one
 team of some tables (``agents.collection``). Each seat's decisions form its own trajectory, rewarded with

@@ -1,7 +1,7 @@
-"""``python -m agents``: the tournament command (same as ``python -m agents.tournament``)."""
+"""``python -m agents``: the tournament command (same as ``python -m agents.arena.tournament``)."""
 
 import sys
 
-from agents.tournament import main
+from agents.arena.tournament import main
 
 sys.exit(main())

@@ -46,7 +46,7 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
                           hidden: bool = False) -> Demonstrations:
     """Play deals with the agent ``spec`` at all four seats and record its first ``decisions`` decisions.
 
-    Deals are played ``RECORD_TABLES`` at a time by the play loop (:class:`agents.table.Runner` on a
+    Deals are played ``RECORD_TABLES`` at a time by the play loop (:class:`agents.arena.loop.Runner` on a
     :class:`~belote_env.vector.VectorEnv`), each table dealing deal after deal. Every decision gets, as its
     return, the reward (``rewards.deal_reward``) of the seat's team for the deal it belongs to (``gamma = 1``);
     a deal that ends in a redeal (everyone passed) gives 0, as in training with ``end_on_redeal``.
@@ -54,7 +54,7 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
     ``hidden``: also record the other seats' hands at each decision (for a central critic, ``agents.critic``).
     """
     from agents import make_agent
-    from agents.table import MAX_REDEALS, Runner
+    from agents.arena.loop import MAX_REDEALS, Runner
     from belote_env.vector import VectorEnv
 
     agent = make_agent(spec)

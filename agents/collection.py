@@ -4,7 +4,7 @@
 (:class:`~belote_env.vector.VectorEnv`) and, per table, which opponent plays
 one of its teams: a fixed agent of ``opponent_mix``, a past snapshot of the
 policy from the opponent pool (``agents.pool``), or nobody (pure self-play).
-Opponents act through the play loop (``agents.table.Runner``); the network's
+Opponents act through the play loop (``agents.arena.loop.Runner``); the network's
 seats are the runner's ``-1`` seats, played by ``train.collect``.
 
 Seeds: when the tables are (re-)dealt (:meth:`Tables.reset_all`, at the start
@@ -25,7 +25,7 @@ import numpy as np
 
 from agents import counter_rng
 from agents.neural.sparse import _append_csr, _place_csr
-from agents.table import MAX_REDEALS, Runner
+from agents.arena.loop import MAX_REDEALS, Runner
 
 POOL = "pool"  # the label of the pool's tables in the training statistics (charts/return_vs_pool)
 

@@ -13,13 +13,13 @@ from belote_env.variants import load_variant
 
 from agents.neural.agent import load_agent
 from agents.neural.checkpoint import load_checkpoint
-from agents.reports import no_nan
+from agents.arena.reports import no_nan
 
 
 def evaluate(agent, variant, opponents: list[str], pairs: int, seed: int, progress: bool = False) -> dict:
     """Duplicate matches of ``agent`` against each opponent spec: {spec: MatchResult.to_dict()}."""
     from agents import make_agent
-    from agents.match import duplicate_match
+    from agents.arena.match import duplicate_match
 
     out = {}
     for spec in opponents:

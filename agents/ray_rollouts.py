@@ -154,7 +154,7 @@ class RayCollector:
     def __init__(self, train_module, args, variant, rng: np.random.Generator):
         import ray
 
-        from agents.distributed import connect
+        from agents.arena.ray_tasks import connect
 
         k = args.ray_workers
         connect(args.ray_address or None, num_cpus=None if args.ray_address else max(k, os.cpu_count() or 1))

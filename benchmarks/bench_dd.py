@@ -58,7 +58,7 @@ def solve_deals(task):
 
 def pimc_times(pairs: int, seed: int, spec: str = "pimc"):
     from agents import make_agent
-    from agents.match import duplicate_match
+    from agents.arena.match import duplicate_match
     from belote_env.search import Solver
     from belote_env.search.reference import play_position
     from belote_env.variants import load_variant

@@ -4,7 +4,7 @@
     python benchmarks/bench_tournament_ray.py [--pairs 2000] [--cpus 2] [--repeats 3] [--address ADDR]
 
 The round-robin of ``heuristic`` against ``random`` (coinche, seed 0) timed
-around ``agents.match.round_robin``: in this process, on a process pool of
+around ``agents.arena.match.round_robin``: in this process, on a process pool of
 ``--cpus`` workers, and as Ray tasks on a local Ray with ``--cpus`` CPUs (or
 on the cluster at ``--address``). Ray is started and its workers warmed up
 (one tournament) before the clock runs; the start-up is printed apart. The
@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from agents.distributed import connect  # noqa: E402
-from agents.match import round_robin  # noqa: E402
+from agents.arena.ray_tasks import connect  # noqa: E402
+from agents.arena.match import round_robin  # noqa: E402
 from belote_env.variants import load_variant  # noqa: E402
 
 

@@ -2,8 +2,8 @@
 
     python benchmarks/pimc_match.py pimc heuristic -v coinche -n 1000 [--jobs 2] [--minutes 9] [--out results/pimc]
 
-The same pairs, seeds and figures as ``python -m agents.tournament A B -v V -n N``
-(``agents.match.play_pairs`` over ranges of ``PAIRS_PER_BATCH`` = 128 pairs, merged): each chunk's
+The same pairs, seeds and figures as ``python -m agents.arena.tournament A B -v V -n N``
+(``agents.arena.match.play_pairs`` over ranges of ``PAIRS_PER_BATCH`` = 128 pairs, merged): each chunk's
 result is saved under ``--out/<A>_<B>_<variant>/`` as soon as it is played, a
 run stops starting chunks after ``--minutes``, and the next run plays only the
 missing ones. Prints the merged result of the chunks played so far.
@@ -20,14 +20,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.match import PAIRS_PER_BATCH, MatchResult  # noqa: E402
+from agents.arena.match import PAIRS_PER_BATCH, MatchResult  # noqa: E402
 
 CHUNK = PAIRS_PER_BATCH
 
 
 def _play(task):
     spec_a, spec_b, variant_name, start, stop, seed = task
-    from agents.match import _worker_agent, play_pairs
+    from agents.arena.match import _worker_agent, play_pairs
     from belote_env.variants import load_variant
 
     a, b = _worker_agent(spec_a), _worker_agent(spec_b)

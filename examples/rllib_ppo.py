@@ -24,7 +24,7 @@ import ray  # noqa: E402
 from ray.rllib.algorithms.ppo import PPOConfig  # noqa: E402
 
 from agents import make_agent  # noqa: E402
-from agents.match import duplicate_match  # noqa: E402
+from agents.arena.match import duplicate_match  # noqa: E402
 from agents.policy import rllib_agent  # noqa: E402
 from belote_env.integrations.rllib import POLICY_MODES, policy_ids, ppo_config  # noqa: E402
 from belote_env.variants import load_variant  # noqa: E402

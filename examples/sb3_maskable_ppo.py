@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sb3_contrib import MaskablePPO  # noqa: E402
 
 from agents import make_agent  # noqa: E402
-from agents.match import duplicate_match  # noqa: E402
+from agents.arena.match import duplicate_match  # noqa: E402
 from agents.policy import sb3_agent  # noqa: E402
 from belote_env.variants import load_variant  # noqa: E402
 from belote_env.single_agent import SingleAgentEnv  # noqa: E402

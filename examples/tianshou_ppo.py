@@ -28,7 +28,7 @@ from tianshou.env import DummyVectorEnv  # noqa: E402
 from tianshou.trainer import OnPolicyTrainerParams  # noqa: E402
 
 from agents import make_agent  # noqa: E402
-from agents.match import duplicate_match  # noqa: E402
+from agents.arena.match import duplicate_match  # noqa: E402
 from agents.policy import tianshou_agent  # noqa: E402
 from belote_env.integrations.tianshou import Critic, MaskedActor, make_env  # noqa: E402
 from belote_env.variants import load_variant  # noqa: E402

@@ -56,7 +56,7 @@ def test_the_wheel_ships_the_variant_files_and_runs_the_env(installed):
 
 
 def test_the_wheel_runs_the_tournament_command(installed, tmp_path):
-    r = _run(installed, "-m", "agents.tournament", "heuristic", "random", "-n", "4", "--no-progress",
+    r = _run(installed, "-m", "agents.arena.tournament", "heuristic", "random", "-n", "4", "--no-progress",
              "--bootstrap", "5", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr[-3000:]
     assert "heuristic" in r.stdout and (tmp_path / "coinche.md").is_file()

@@ -8,7 +8,7 @@ import pytest
 
 from agents import AgentSpecError, make_agent
 from agents.random_agent import RandomAgent
-from agents.tournament import (
+from agents.arena.tournament import (
     CHUNK_PAIRS,
     MatchResult,
     duplicate_match,
@@ -19,7 +19,7 @@ from agents.tournament import (
     round_robin,
     t_quantile_975,
 )
-from agents.match import pair_seeds
+from agents.arena.match import pair_seeds
 from belote_env.rules.game import GameState
 from belote_env.variants import load_variant
 

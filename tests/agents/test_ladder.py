@@ -1,4 +1,4 @@
-"""The ladder command (agents/ladder.py): line-ups from the pretrained registry, reports and the generated
+"""The ladder command (agents/arena/ladder.py): line-ups from the pretrained registry, reports and the generated
 page, the match cache (a rerun plays nothing, --max-minutes stops and a rerun resumes with the same figures,
 changed weights replay), and one-line errors with exit status 2. Tiny matches, no pimc (its solver compiles
 for ~20 s in a fresh process)."""
@@ -11,10 +11,10 @@ import pytest
 
 pytest.importorskip("torch")  # the trained agents of the line-ups
 
-import agents.ladder as ladder  # noqa: E402
+import agents.arena.ladder as ladder  # noqa: E402
 from agents import make_agent  # noqa: E402
-from agents.ladder import FAMILIES, canonical_command, family_agents, main, parser  # noqa: E402
-from agents.match import duplicate_match  # noqa: E402
+from agents.arena.ladder import FAMILIES, canonical_command, family_agents, main, parser  # noqa: E402
+from agents.arena.match import duplicate_match  # noqa: E402
 from agents.pretrained import available, pretrained_variant  # noqa: E402
 from belote_env.variants import load_variant  # noqa: E402
 
@@ -53,7 +53,7 @@ def test_a_small_ladder_writes_the_reports_and_the_page(tmp_path, capsys):
     for name in ("coinche.md", "coinche.json", "coinche_matches.csv", "coinche_ratings.csv", "coinche.png"):
         assert (results / name).is_file(), name
     page = (tmp_path / "results.md").read_text()
-    command = ("python -m agents.ladder --families coinche --agents random heuristic pretrained --pairs 4 --seed 0 "
+    command = ("python -m agents.arena.ladder --families coinche --agents random heuristic pretrained --pairs 4 --seed 0 "
                f"--bootstrap 5 --out {results} --docs {tmp_path / 'results.md'}")
     assert f"```\n{command}\n```" in page
     assert "## Summary: ratings per family" in page and "| agent | coinche |" in page
@@ -124,7 +124,7 @@ def test_new_weights_replay_the_match(tmp_path, chunks_played, capsys):
 
 def test_the_command_in_the_page_leaves_out_run_control():
     args = parser().parse_args(["-j", "2", "--max-minutes", "8", "--no-progress"])
-    assert canonical_command(args) == "python -m agents.ladder --pairs 2000 --seed 0"
+    assert canonical_command(args) == "python -m agents.arena.ladder --pairs 2000 --seed 0"
 
 
 @pytest.mark.parametrize("extra,message", [

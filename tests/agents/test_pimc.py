@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from agents import AgentSpecError, make_agent
-from agents.match import duplicate_match
+from agents.arena.match import duplicate_match
 from agents.pimc import PimcAgent
 from belote_env.variants import load_variant
 

@@ -1,4 +1,4 @@
-"""python -m agents.play: a whole deal played from scripted input, bad answers re-prompted."""
+"""python -m agents.arena.play: a whole deal played from scripted input, bad answers re-prompted."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from agents.play import main, play
+from agents.arena.play import main, play
 
 
 def _args(**kw):

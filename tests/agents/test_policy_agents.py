@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from agents import AgentSpecError, make_agent
-from agents.match import duplicate_match
+from agents.arena.match import duplicate_match
 from agents.policy import PolicyAgent
-from agents.tournament import main as tournament_main
+from agents.arena.tournament import main as tournament_main
 from belote_env.variants import load_variant
 
 REPO = Path(__file__).resolve().parents[2]

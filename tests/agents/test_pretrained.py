@@ -8,7 +8,7 @@ torch = pytest.importorskip("torch")
 
 from agents import make_agent  # noqa: E402
 from agents.neural.checkpoint import load_checkpoint  # noqa: E402
-from agents.match import duplicate_match  # noqa: E402
+from agents.arena.match import duplicate_match  # noqa: E402
 from agents.neural.agent import load_agent  # noqa: E402
 from agents.pretrained import MAX_BYTES, available, export_pretrained, main  # noqa: E402
 from belote_env.variants import load_variant  # noqa: E402

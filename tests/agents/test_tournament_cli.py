@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents.tournament import AUTO_PARALLEL_PAIRS, auto_workers, main
+from agents.arena.tournament import AUTO_PARALLEL_PAIRS, auto_workers, main
 
 TOKENS = ["heuristic", "random", "nobody", "x.pt", "-n", "2", "0", "-3", "abc", "-j", "1", "--bootstrap",
           "--seed", "--variant", "coinche", "contree", "nope", "--games", "--out", "/proc/none", "--anchor",
@@ -58,7 +58,7 @@ def test_unwritable_out_is_found_before_the_tournament(tmp_path, capsys):
 @pytest.mark.parametrize("argv,message", [(["--anchor", "nobody"], "--anchor 'nobody' is not one of the agents"),
                                           (["--seed", "-1"], "expected an integer >= 0")])
 def test_a_bad_anchor_or_seed_is_found_before_the_tournament(argv, message, capsys, monkeypatch):
-    import agents.tournament as tournament
+    import agents.arena.tournament as tournament
 
     monkeypatch.setattr(tournament, "round_robin", lambda *a, **k: pytest.fail("the tournament was played"))
     assert _run(["heuristic", "random", "--no-progress", *argv]) == 2
@@ -79,7 +79,7 @@ def test_a_shipped_agent_on_another_variant_is_noted(capsys):
 
 
 def test_reports_json_has_no_nan():
-    from agents.reports import no_nan
+    from agents.arena.reports import no_nan
 
     nan = float("nan")
     assert no_nan({"a": nan, "b": [1.0, nan, {"c": nan}], "d": (nan,)}) == {"a": None, "b": [1.0, None, {"c": None}],

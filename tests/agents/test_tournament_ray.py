@@ -1,4 +1,4 @@
-"""Tournaments on Ray (agents.distributed, belote-tournament --ray): the same tables as a local run
+"""Tournaments on Ray (agents.arena.ray_tasks, belote-tournament --ray): the same tables as a local run
 on a local Ray with 2 CPUs, and a chunk whose worker is killed mid-tournament is run again with the
 same result. The Ray tests skip where Ray is not installed (the main suite; see docs/distributed.md)."""
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.match import CHUNK_PAIRS, round_robin
-from agents.tournament import main as tournament_main
+from agents.arena.match import CHUNK_PAIRS, round_robin
+from agents.arena.tournament import main as tournament_main
 from belote_env.variants import load_variant
 
 
@@ -67,7 +67,7 @@ def _chunk_workers() -> list[int]:
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
             try:
-                if (d / "cmdline").read_bytes().startswith(b"ray::_chunk_task"):
+                if (d / "cmdline").read_bytes().startswith(b"ray::run_chunk"):
                     pids.append(int(d.name))
             except OSError:
                 pass

@@ -95,7 +95,7 @@ def test_rllib_example_and_checkpoint_in_a_tournament(tmp_path, monkeypatch, cap
         f"def team_1():\n    return rllib_agent({str(ckpt)!r}, module_id='team_1')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     from agents.policy import rllib_agent
-    from agents.tournament import main as tournament_main
+    from agents.arena.tournament import main as tournament_main
 
     with pytest.raises(ValueError, match="several RLModules"):
         rllib_agent(ckpt)
@@ -103,7 +103,7 @@ def test_rllib_example_and_checkpoint_in_a_tournament(tmp_path, monkeypatch, cap
         rllib_agent(ckpt, module_id="shared")
     sampling = rllib_agent(ckpt, module_id="team_0", deterministic=False, seed=0)  # draws among legal actions
     from agents import make_agent
-    from agents.match import duplicate_match
+    from agents.arena.match import duplicate_match
     from belote_env.variants import load_variant
 
     assert np.isfinite(duplicate_match(sampling, make_agent("random"), load_variant("coinche"), 4).mean_diff)

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("tianshou")
 
 from agents import make_agent  # noqa: E402
-from agents.match import duplicate_match  # noqa: E402
+from agents.arena.match import duplicate_match  # noqa: E402
 from agents.policy import tianshou_agent  # noqa: E402
 from belote_env.integrations import tianshou as belote_ts  # noqa: E402
 from belote_env.variants import load_variant  # noqa: E402
@@ -57,7 +57,7 @@ def test_policy_plays_legal_moves_and_enters_a_tournament(capsys):
     # the draws are reseeded per batch of deals: a second match is the same
     again = duplicate_match(stochastic, make_agent("random"), load_variant("coinche"), 4, seed=0)
     assert np.array_equal(again.pair_diffs, result.pair_diffs)
-    from agents.tournament import main as tournament_main
+    from agents.arena.tournament import main as tournament_main
 
     assert tournament_main(["tests.integrations.test_tianshou:untrained_policy", "random", "-n", "4",
                             "--bootstrap", "5", "--no-progress"]) == 0

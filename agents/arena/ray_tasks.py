@@ -1,8 +1,8 @@
 """Tournament chunks as Ray tasks: ``belote-tournament ... --ray [--address ADDR]``.
 
-:func:`agents.match.round_robin` splits every match into chunks of
-``CHUNK_PAIRS`` duplicate pairs and plays each with ``agents.match._run_chunk``;
-:func:`run_chunks` sends those same tasks to Ray instead of a local process
+:func:`agents.arena.match.round_robin` splits every match into chunks of
+``CHUNK_PAIRS`` duplicate pairs and plays each with ``agents.arena.match.run_chunk``;
+:func:`run_chunks` sends those same tasks, with the function that plays them, to Ray instead of a local process
 pool, one Ray task per chunk, and yields the results as they complete. A chunk's
 deals and the agents' reseeding depend only on the match seed and the chunk's
 pair range, never on the process that plays it, so the tables are identical to
@@ -25,7 +25,7 @@ spec that finds them there. See ``docs/distributed.md``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 MAX_RETRIES = 3  # re-runs of a chunk whose worker died
@@ -65,19 +65,14 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> None:
                          "see docs/distributed.md)") from None
 
 
-def _chunk_task(task):
-    from agents.match import _run_chunk
-
-    return _run_chunk(task)
-
-
-def run_chunks(tasks: list, address: str | None = None, num_cpus: int | None = None,
+def run_chunks(fn: Callable, tasks: list, address: str | None = None, num_cpus: int | None = None,
                max_retries: int = MAX_RETRIES) -> Iterator:
-    """``_run_chunk(task)`` for every task, as Ray tasks (one CPU each); yields each ``MatchResult`` as it
-    completes (any order). Connects first (see :func:`connect`)."""
+    """``fn(task)`` for every task, as Ray tasks (one CPU each); yields each result as it completes (any
+    order). ``fn`` is a module-level function, so that the workers import it by name
+    (``agents.arena.match.run_chunk``). Connects first (see :func:`connect`)."""
     ray = _ray()
     connect(address, num_cpus)
-    remote = ray.remote(num_cpus=1, max_retries=max_retries, retry_exceptions=False)(_chunk_task)
+    remote = ray.remote(num_cpus=1, max_retries=max_retries, retry_exceptions=False)(fn)
     pending = [remote.remote(t) for t in tasks]
     try:
         while pending:

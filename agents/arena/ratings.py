@@ -69,7 +69,7 @@ def fit_bradley_terry(n_agents: int, i_idx, j_idx, wins_i, games, anchor: int = 
 
 def rate(matches, agents: list[str] | None = None, anchor: str | None = None,
          bootstrap: int = 200, seed: int = 0) -> list[Rating]:
-    """Ratings of every agent from a list of :class:`~agents.tournament.MatchResult`, best first.
+    """Ratings of every agent from a list of :class:`~agents.arena.tournament.MatchResult`, best first.
 
     ``anchor``: the agent rated 0 (default ``random`` if it played, else the
     first agent). ``bootstrap``: number of replicates for the intervals (0:

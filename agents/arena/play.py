@@ -1,7 +1,7 @@
-"""Play against the agents in a terminal: ``python -m agents.play``.
+"""Play against the agents in a terminal: ``python -m agents.arena.play``.
 
-    python -m agents.play --variant coinche --partner heuristic --opponents heuristic
-    python -m agents.play --variant belote_classique --opponents runs/quick_s1/checkpoints/latest.pt --seed 7 --reveal
+    python -m agents.arena.play --variant coinche --partner heuristic --opponents heuristic
+    python -m agents.arena.play --variant belote_classique --opponents runs/quick_s1/checkpoints/latest.pt --seed 7 --reveal
 
 You sit at seat 0 (``--seat``), your partner at seat 2 and the opponents at
 1 and 3 are agents (any spec: ``random``, ``heuristic``, a checkpoint path,
@@ -123,7 +123,7 @@ def play(args, read=None, write=None) -> int:
 
 
 def main(argv=None) -> int:
-    p = CommandParser(prog="python -m agents.play", description=__doc__,
+    p = CommandParser(prog="python -m agents.arena.play", description=__doc__,
                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--variant", "-v", default="coinche", help="variant name or YAML path (default coinche)")
     p.add_argument("--partner", default="heuristic", help="agent spec of your partner (default heuristic)")

@@ -3,7 +3,7 @@
 :func:`write_reports` writes, for one variant, ``<variant>.md``,
 ``<variant>.json`` (every figure and the command), ``<variant>_matches.csv``,
 ``<variant>_ratings.csv`` and ``<variant>.png``. The matches come from
-:mod:`agents.match`, the ratings from :mod:`agents.ratings`.
+:mod:`agents.arena.match`, the ratings from :mod:`agents.arena.ratings`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import json
 import math
 from pathlib import Path
 
-from agents.match import MatchResult
+from agents.arena.match import MatchResult
 
-def _md_table(rows: list[dict]) -> str:
+def md_table(rows: list[dict]) -> str:
     if not rows:
         return ""
     keys = list(rows[0])
@@ -24,7 +24,7 @@ def _md_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def _text_table(rows: list[dict]) -> str:
+def text_table(rows: list[dict]) -> str:
     if not rows:
         return ""
     keys = list(rows[0])
@@ -68,7 +68,7 @@ def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], 
     other files are written and the Markdown says how to get the plot."""
     import importlib.util
 
-    from agents.ratings import plot_ratings
+    from agents.arena.ratings import plot_ratings
 
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = out_dir / variant_name
@@ -85,9 +85,9 @@ def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], 
         "",
         f"Command: `{command}`",
         "",
-        _md_table(rating_rows(ratings, games)),
+        md_table(rating_rows(ratings, games)),
         "",
-        _md_table([m.row() for m in matches]),
+        md_table([m.row() for m in matches]),
         "",
         f"![ratings]({stem.with_suffix('.png').name})" if can_plot
         else "(no rating plot: matplotlib is not installed; `pip install belote_env[plot]`)",

@@ -22,7 +22,7 @@ Statistics of a :class:`MatchResult`:
   agent's team that were made (NaN when it never took).
 
 Reports (tables, CSV, JSON, the rating plot) are written by
-:mod:`agents.reports`; the command line is :mod:`agents.tournament`.
+:mod:`agents.arena.reports`; the command line is :mod:`agents.arena.tournament`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import numpy as np
 from belote_env.rules.variant import Variant
 
 from agents.base import Agent
-from agents.table import MAX_REDEALS, play_episodes
+from agents.arena.loop import MAX_REDEALS, play_episodes
 
 PAIRS_PER_BATCH = 128  # pairs played together on one VectorEnv (one act_batch per agent and step); the reseed unit
 CHUNK_PAIRS = PAIRS_PER_BATCH  # pairs per worker task in a tournament
@@ -311,7 +311,7 @@ def _worker_agent(spec: str) -> Agent:
     return agent
 
 
-def _run_chunk(task) -> MatchResult:
+def run_chunk(task) -> MatchResult:
     """Worker: pairs start..stop of the match spec_a vs spec_b (agents built once per process)."""
     spec_a, spec_b, variant, start, stop, seed, games = task
     a = _worker_agent(spec_a)
@@ -327,7 +327,7 @@ def round_robin(
 
     Matches are split in chunks of ``CHUNK_PAIRS`` pairs spread over
     ``workers`` processes; the results do not depend on ``workers``. With
-    ``ray`` the chunks are Ray tasks (:mod:`agents.distributed`) on the cluster
+    ``ray`` the chunks are Ray tasks (:mod:`agents.arena.ray_tasks`) on the cluster
     at ``ray_address``, or on a local Ray with ``workers`` CPUs (None: all);
     the results are the same.
     """
@@ -352,20 +352,20 @@ def round_robin(
     parts: list[MatchResult] = []
     try:
         if ray:
-            from agents.distributed import run_chunks
+            from agents.arena.ray_tasks import run_chunks
 
-            for r in run_chunks(tasks, ray_address, workers if ray_address is None else None):
+            for r in run_chunks(run_chunk, tasks, ray_address, workers if ray_address is None else None):
                 parts.append(r)
                 bar.update(r.pairs)
         elif workers <= 1:
             for t in tasks:
-                parts.append(_run_chunk(t))
+                parts.append(run_chunk(t))
                 bar.update(t[4] - t[3])
         else:
             import multiprocessing as mp
 
             with mp.get_context("spawn").Pool(workers) as pool:
-                for r in pool.imap_unordered(_run_chunk, tasks):
+                for r in pool.imap_unordered(run_chunk, tasks):
                     parts.append(r)
                     bar.update(r.pairs)
     finally:

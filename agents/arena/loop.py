@@ -34,6 +34,8 @@ import numpy as np
 
 from belote_env.rules.actions import action_name
 from belote_env.rules.errors import BeloteError
+
+from agents.arena.errors import AgentActionError
 from belote_env.rules.scoring import Outcome
 
 from agents.base import Agent
@@ -42,9 +44,6 @@ MAX_REDEALS = 64
 _MADE = tuple(Outcome).index(Outcome.MADE)
 _REDEAL = tuple(Outcome).index(Outcome.REDEAL)
 
-
-class AgentActionError(BeloteError):
-    """An agent returned an action that is not legal where it was asked to act."""
 
 
 class Runner:

@@ -1,11 +1,11 @@
-"""The tournament command: ``python -m agents.tournament`` or ``belote-tournament``.
+"""The tournament command: ``python -m agents.arena.tournament`` or ``belote-tournament``.
 
-A round-robin of duplicate matches (:mod:`agents.match`) over any number of
+A round-robin of duplicate matches (:mod:`agents.arena.match`) over any number of
 agents (registry names or checkpoint paths) and variants, spread over
-processes, then ratings (:mod:`agents.ratings`) and reports
-(:mod:`agents.reports`); see ``docs/agents.md``. ``--ray`` plays the
-chunks of pairs as Ray tasks (:mod:`agents.distributed`, ``docs/distributed.md``). The names of the match
-engine are re-exported here for older imports (``from agents.tournament
+processes, then ratings (:mod:`agents.arena.ratings`) and reports
+(:mod:`agents.arena.reports`); see ``docs/agents.md``. ``--ray`` plays the
+chunks of pairs as Ray tasks (:mod:`agents.arena.ray_tasks`, ``docs/distributed.md``). The names of the match
+engine are re-exported here for older imports (``from agents.arena.tournament
 import duplicate_match``).
 """
 
@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from agents.match import (  # noqa: F401  (re-exported)
+from agents.arena.match import (  # noqa: F401  (re-exported)
     CHUNK_PAIRS,
     PAIRS_PER_BATCH,
     MatchResult,
@@ -31,7 +31,7 @@ from agents.match import (  # noqa: F401  (re-exported)
 )
 from agents.cli import check_writable, CommandParser, nonnegative_int, positive_int
 from agents.pretrained import variant_notes
-from agents.reports import _text_table, rating_rows, stronger_first, write_reports
+from agents.arena.reports import text_table, rating_rows, stronger_first, write_reports
 
 # On the batched engine one process plays ~600 heuristic-v-random pairs/s, and a worker process costs ~2 s
 # to start (spawn, numba's cached kernels). Measured 2026-11-30 (machine shared, load 3.7), 2 x 4,000 pairs:
@@ -45,10 +45,10 @@ def auto_workers(total_pairs: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m agents.tournament`` / ``belote-tournament``: round-robin, ratings, tables, plot."""
+    """``python -m agents.arena.tournament`` / ``belote-tournament``: round-robin, ratings, tables, plot."""
     from belote_env.variants import load_variant
 
-    from agents.ratings import rate
+    from agents.arena.ratings import rate
 
     p = CommandParser(
         prog="belote-tournament",
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=None, help="folder for <variant>.md/.json/.png and CSV files")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = p.parse_args(argv)
-    command = "python -m agents.tournament " + " ".join(sys.argv[1:] if argv is None else argv)
+    command = "python -m agents.arena.tournament " + " ".join(sys.argv[1:] if argv is None else argv)
     try:
         if args.out is not None:
             check_writable(args.out)  # before the tournament, not after it
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.address is not None and not args.ray:
             raise ValueError("--address is for --ray")
         if args.ray:
-            from agents.distributed import connect
+            from agents.arena.ray_tasks import connect
 
             t0 = time.perf_counter()
             connect(args.address, args.workers)
@@ -104,9 +104,9 @@ def main(argv: list[str] | None = None) -> int:
             unit = "games" if args.games else "deals"
             print(f"\n== {variant.name}: {args.pairs} duplicate pairs per match, seed {args.seed}, "
                   f"{time.perf_counter() - t0:.1f} s ==")
-            print(_text_table(rating_rows(ratings, args.games)))
+            print(text_table(rating_rows(ratings, args.games)))
             print()
-            print(_text_table([m.row() for m in matches]))
+            print(text_table([m.row() for m in matches]))
             print(f"(ratings: Bradley-Terry on {unit} won, Elo scale, 95% bootstrap over pairs)")
             if args.out is not None:
                 paths = write_reports(args.out, variant.name, matches, ratings, command, args.games, args.seed)

@@ -1,0 +1,16 @@
+"""The arena's errors; they derive from :class:`~belote_env.errors.BeloteError`, a ``ValueError``."""
+
+from __future__ import annotations
+
+from belote_env.errors import BeloteError
+
+
+class AgentActionError(BeloteError):
+    """An agent returned an action that is not legal where it was asked to act."""
+
+
+class LadderError(BeloteError):
+    """A ladder that cannot run: unknown family or agent, an output that cannot be written, a bad cache file."""
+
+
+__all__ = ["AgentActionError", "LadderError"]
