@@ -1,11 +1,11 @@
 """Train a Belote agent by self-play with PPO, in one readable file (CleanRL's ``ppo.py`` shape).
 
 A dataclass of options (each field documented) filled from a YAML file in
-``configs/train/`` and the command line (``agents.options``); then one loop:
+``configs/train/`` and the command line (``agents.training.options``); then one loop:
 collect -> GAE -> PPO update, with TensorBoard logs (``charts/``,
-``losses/``, ``eval/``), duplicate evaluations (``agents.evaluation``),
+``losses/``, ``eval/``), duplicate evaluations (``agents.training.evaluation``),
 exact checkpoints (``agents.training.runs``) and an optional behaviour-cloning
-warm start (``agents.bc``). ``docs/training.md`` explains each part.
+warm start (``agents.training.behaviour_cloning``). ``docs/training.md`` explains each part.
 
     python train.py --config configs/train/quick.yaml            # a few minutes on 2 CPU cores
     python train.py --config configs/train/coinche.yaml --resume  # continue the latest checkpoint
@@ -16,10 +16,10 @@ warm start (``agents.bc``). ``docs/training.md`` explains each part.
 Collection plays ``num_envs`` tables on the batched engine (``belote_env.vector``) through the
 one play loop (``agents.arena.loop``), here or on Ray actors (``--ray-workers``): one forward pass for
 every table where a network seat is to act (illegal logits at -1e9, never sampled); fixed
-``opponent_mix`` agents, or past snapshots of the network (``--pool-fraction``, ``agents.pool``), at one
-team of some tables (``agents.collection``). Each seat's decisions form its own trajectory, rewarded with
+``opponent_mix`` agents, or past snapshots of the network (``--pool-fraction``, ``agents.training.pool``), at one
+team of some tables (``agents.training.collection``). Each seat's decisions form its own trajectory, rewarded with
 its team's deal reward at its last decision of the deal, for GAE; ``--central-critic`` takes the values from
-a critic that also sees the other hands (``agents.critic``), the policy never does.
+a critic that also sees the other hands (``agents.training.critic``), the policy never does.
 """
 
 from __future__ import annotations
@@ -37,20 +37,22 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from agents import counter_rng, options
-from agents.bc import warm_start
+from agents import counter_rng
+from agents.training import options
+from agents.training.behaviour_cloning import warm_start
 from agents.training.runs import (checkpoint_dir, free_run_name, latest_checkpoint, restore_rngs, resume_checkpoint, save_checkpoint)
-from agents.collection import Rollout, Tables, credit_rewards, link_decisions
-from agents.critic import HIDDEN_SIZE, CentralCritic, critic_state, hidden_features, load_critic
-from agents.evaluation import (evaluate_checkpoint, final_evaluation, log_hyperparameters, log_update,
+from agents.training.collection import Rollout, Collector, credit_rewards, link_decisions
+from agents.training.critic import HIDDEN_SIZE, CentralCritic, critic_state, hidden_features, load_critic
+from agents.training.evaluation import (evaluate_checkpoint, final_evaluation, log_hyperparameters, log_update,
                                 periodic_evaluation, progress_figures)
 from agents.training.learner import adam, Learner
 from agents.neural.agent import NeuralAgent
 from agents.neural.network import build_net, one_thread, padded_rows, PolicyValueNet
 from agents.neural.sampling import policy_terms, sample_rows
-from agents.options import ConfigError, fields_of
-from agents.pool import OpponentPool
-from agents.plots import plot_run, read_scalars  # noqa: F401  (train.read_scalars for scripts)
+from agents.training.errors import ConfigError
+from agents.training.options import fields_of
+from agents.training.pool import OpponentPool
+from agents.training.curves import plot_run, read_scalars  # noqa: F401  (train.read_scalars for scripts)
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 from belote_env.rules.errors import BeloteError
@@ -72,7 +74,7 @@ class Args:
                 "evaluation always play on a CPU copy"})
     variant: str = field(default="coinche", metadata={"help": "variant name in configs/variants/ or path of a variant YAML"})
     max_minutes: float = field(default=0.0, metadata={"help": "stop (with a checkpoint) after this many minutes; 0 = no cap"})
-    ray_workers: int = field(default=0, metadata={"help": "collect on K Ray rollout actors (agents.ray_rollouts); 0 = here"})
+    ray_workers: int = field(default=0, metadata={"help": "collect on K Ray rollout actors (agents.training.ray_rollouts); 0 = here"})
     ray_address: str = field(default="", metadata={"help": "Ray cluster to join ('auto', host:port); empty = a local Ray"})
     # ---- collection -------------------------------------------------------
     total_timesteps: int = field(default=2_000_000, metadata={"help": "decisions played at all tables (all seats) over the run"})
@@ -84,7 +86,7 @@ class Args:
                 "Command line: --opponent-mix random=0.2 heuristic=0.3"})
     pool_fraction: float = field(default=0.0, metadata={
         "help": "fraction of tables where one team (drawn at random) is a past snapshot of the policy, drawn "
-                "uniformly from the opponent pool (agents.pool); with opponent_mix, fractions sum to at most 1; 0 = off"})
+                "uniformly from the opponent pool (agents.training.pool); with opponent_mix, fractions sum to at most 1; 0 = off"})
     pool_size: int = field(default=5, metadata={"help": "snapshots kept in the opponent pool (the oldest leaves)"})
     pool_every: int = field(default=10, metadata={"help": "updates between two snapshots joining the opponent pool"})
     end_on_redeal: bool = field(default=True, metadata={
@@ -94,7 +96,7 @@ class Args:
     hidden_sizes: list = field(default_factory=lambda: [256, 256], metadata={"help": "MLP hidden layer sizes"})
     activation: str = field(default="relu", metadata={"help": "relu or tanh"})
     central_critic: bool = field(default=False, metadata={
-        "help": "advantages from a critic MLP (same sizes) that also sees the other seats' hands (agents.critic); "
+        "help": "advantages from a critic MLP (same sizes) that also sees the other seats' hands (agents.training.critic); "
                 "the policy and every agent built from a checkpoint see only the observation"})
     # ---- PPO --------------------------------------------------------------
     learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate"})
@@ -138,7 +140,7 @@ class Args:
 
 
 def validate(args: Args, resuming: bool = False) -> Args:
-    """Range checks and agent specs, before any run directory is created (``agents.options.validate_train``)."""
+    """Range checks and agent specs, before any run directory is created (``agents.training.options.validate_train``)."""
     return options.validate_train(args, resuming)
 
 
@@ -148,7 +150,7 @@ def validate(args: Args, resuming: bool = False) -> Args:
 
 @one_thread  # row-invariant forward passes (a run equals its Ray twin) whatever torch_threads gives the update
 @torch.no_grad()
-def collect(net: PolicyValueNet, tables: Tables, buf: Rollout, num_steps: int, stats: dict,
+def collect(net: PolicyValueNet, tables: Collector, buf: Rollout, num_steps: int, stats: dict,
             timing: dict | None = None, critic: CentralCritic | None = None) -> None:
     """Play ``num_steps`` steps at every table; fill ``buf`` with the network's decisions.
     ``timing``: seconds spent in the engine (env), the network (forward), the fixed opponents and the
@@ -376,10 +378,10 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
     if ckpt is None:
         log_hyperparameters(writer, dataclasses.asdict(args), " ".join(sys.argv))
     if args.ray_workers:  # the same collection, on Ray actors (docs/distributed.md)
-        from agents.ray_rollouts import RayCollector
-        tables = RayCollector(sys.modules[__name__], args, variant, collect_rng)
+        from agents.training.ray_rollouts import RayCollector
+        tables = RayCollector(collect, args, variant, collect_rng)
     else:
-        tables = Tables(variant, args.num_envs, args.opponent_mix, collect_rng, args.end_on_redeal, pool, args.pool_fraction)
+        tables = Collector(variant, args.num_envs, args.opponent_mix, collect_rng, args.end_on_redeal, pool, args.pool_fraction)
     buf = Rollout(batch, HIDDEN_SIZE if critic is not None else 0)
     agent = NeuralAgent(net, name=f"neural:{args.run_name}")
     last_eval: dict = {}

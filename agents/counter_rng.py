@@ -1,11 +1,11 @@
 """Random numbers that belong to a table: counter-based, so no draw depends on which other tables draw too.
 
-Training collection (``agents.collection``, ``train.collect``) takes every random decision of a table from
+Training collection (``agents.training.collection``, ``train.collect``) takes every random decision of a table from
 :func:`keys` ``(key, table, step, stream)``: the run's key (drawn from the collection generator when the
 tables are re-dealt), the table's number in the run (``0 .. num_envs - 1``), the step since then and what the
 number is for (:data:`OPPONENT`, :data:`TEAM`, :data:`SNAPSHOT`, :data:`NETWORK`, :data:`AGENT`,
 :data:`RESEED`). A table therefore plays the same cards, opponents and actions whether the run's tables are
-collected in one process or split among Ray rollout actors (``agents.ray_rollouts``): the split cannot change
+collected in one process or split among Ray rollout actors (``agents.training.ray_rollouts``): the split cannot change
 a result (``tests/train/test_split_collection.py``).
 
 The numbers are splitmix64 (Steele, Lea and Flood, 2014) applied in turn to the key, the stream, the table and

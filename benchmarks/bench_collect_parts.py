@@ -133,7 +133,7 @@ def main() -> None:
     torch.manual_seed(0)
     net = PolicyValueNet(OBS_SIZE, args.hidden_sizes, NUM_ACTIONS, args.activation).eval()
     variant = load_variant(args.variant)
-    tables = train.Tables(variant, args.num_envs, args.opponent_mix, np.random.default_rng(0), args.end_on_redeal)
+    tables = train.Collector(variant, args.num_envs, args.opponent_mix, np.random.default_rng(0), args.end_on_redeal)
     buf = train.Rollout(args.num_envs * args.num_steps)
     stats = {"return_team0": [], "return_team1": []}
     if ns.clock == "cpu":

@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import train  # noqa: E402
-from agents.ray_rollouts import BUFFER_FIELDS, RayCollector  # noqa: E402
+from agents.training.ray_rollouts import BUFFER_FIELDS, RayCollector  # noqa: E402
 from belote_env.variants import load_variant  # noqa: E402
 from common import fmt  # noqa: E402
 

@@ -21,7 +21,7 @@ With the network, table count, rollout length and opponent mix of
 
 Figures are medians with min and max over ``--repeats`` rounds; ratios divide
 medians. When the config sets ``bc_agent``, also the warm start's recording
-(decisions/s of ``agents.bc.record_demonstrations``) and one cloning epoch.
+(decisions/s of ``agents.training.behaviour_cloning.record_demonstrations``) and one cloning epoch.
 """
 
 from __future__ import annotations
@@ -61,7 +61,8 @@ if sys.argv[5] == "cpu":  # CPU time of this process: steadier than wall time wh
     time.perf_counter = time.process_time
 args, _, _ = train.parse_args(["--config", config] + (["--num-envs", num_envs] if num_envs != "0" else []))
 torch.set_num_threads(args.torch_threads)
-new = "end_on_redeal" in inspect.signature(train.Tables).parameters
+Collector = getattr(train, "Collector", None) or train.Tables  # named Tables before the layout move
+new = "end_on_redeal" in inspect.signature(Collector).parameters
 
 
 def run(updates, seed):
@@ -74,9 +75,9 @@ def run(updates, seed):
     variant = load_variant(args.variant)
     rng = np.random.default_rng(seed)
     if new:
-        tables = train.Tables(variant, args.num_envs, args.opponent_mix, rng, args.end_on_redeal)
+        tables = Collector(variant, args.num_envs, args.opponent_mix, rng, args.end_on_redeal)
     else:
-        tables = train.Tables(variant, args.num_envs, args.opponent_mix, rng)
+        tables = Collector(variant, args.num_envs, args.opponent_mix, rng)
     buf = train.Rollout(args.num_envs * args.num_steps)
     timing, t_collect, t_update, trained = {}, 0.0, 0.0, 0
     for _ in range(updates):
@@ -103,7 +104,7 @@ def run(updates, seed):
 run(1, 0)  # warm-up: imports, numba's cache, allocator, first forward passes
 out = run(updates, seed)
 if bc_decisions and args.bc_agent:
-    from agents.bc import behaviour_clone, record_demonstrations
+    from agents.training.behaviour_cloning import behaviour_clone, record_demonstrations
     t0 = time.perf_counter()
     demo = record_demonstrations(load_variant(args.variant), args.bc_agent, bc_decisions, seed)
     t1 = time.perf_counter()

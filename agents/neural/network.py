@@ -184,7 +184,7 @@ class PolicyValueNet(nn.Module):
                          weights: RowWeights) -> tuple[torch.Tensor, torch.Tensor]:
         """:meth:`forward_rows` with ``weights`` (the training path) for ``n`` rows given by their non-zero entries
         ``(indptr from 0, int64 columns, float32 values)``, as the rollout buffer keeps them
-        (``agents.collection.Rollout.add_observations``): ``train.collect``'s forward pass, with no dense rows.
+        (``agents.training.collection.Rollout.add_observations``): ``train.collect``'s forward pass, with no dense rows.
         The batch runs padded to :func:`padded_rows` rows, zero rows past the given ones, which a row's result
         does not depend on (tested against the dense rows, in one batch and one row at a time). ``mask``
         holds at least the ``n`` rows (with ``padded_rows(n)`` rows, used as they are; else copied and padded)."""

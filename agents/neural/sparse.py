@@ -19,7 +19,7 @@ oneDNN as the update does (:mod:`agents.neural.onednn`), so the log-probabilitie
 those the update recomputes, bit for bit with one thread.
 
 :func:`to_csr` and :func:`from_csr` are the same non-zero entries without padding (row offsets, int16
-columns): the form in which Ray rollout actors send observations (``agents.ray_rollouts.pack_rollout``).
+columns): the form in which Ray rollout actors send observations (``agents.training.ray_rollouts.pack_rollout``).
 """
 
 from __future__ import annotations

@@ -79,7 +79,7 @@ def free_run_name(args, announce: bool = False) -> str:
 def init_checkpoint(spec: str, hidden_sizes, activation: str) -> tuple[dict, Path]:
     """The checkpoint dictionary and path named by ``init_from`` (a checkpoint path or a shipped agent's name,
     ``ppo_coinche``), checked to hold a network of ``hidden_sizes`` and ``activation``; ConfigError otherwise."""
-    from agents.options import ConfigError
+    from agents.training.errors import ConfigError
     from agents.pretrained import available, weights_path
 
     path = weights_path(spec)
@@ -104,7 +104,7 @@ RESUME_ENTRIES = ("args", "optimizer", "update", "global_step", "rng")
 def resume_checkpoint(args, cli_overrides: dict | None = None) -> tuple[dict, Path, dict]:
     """The latest training checkpoint of the run, its path, and the options to continue with (the saved ones,
     overridden by those given on the command line); ConfigError when there is none or it holds weights only."""
-    from agents.options import ConfigError
+    from agents.training.errors import ConfigError
 
     path = latest_checkpoint(args)
     if path is None:

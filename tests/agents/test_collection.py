@@ -1,11 +1,11 @@
-"""agents.collection's per-step kernels against the numpy they replace in ``train.collect``, and the rollout
+"""agents.training.collection's per-step kernels against the numpy they replace in ``train.collect``, and the rollout
 buffer's observations (kept as their non-zero entries)."""
 
 import numpy as np
 import pytest
 import torch
 
-from agents.collection import ENTRIES_PER_ROW, Rollout, credit_rewards, link_decisions
+from agents.training.collection import ENTRIES_PER_ROW, Rollout, credit_rewards, link_decisions
 from agents.neural.sparse import SparseObs, to_csr
 from belote_env.observation import OBS_SIZE
 from belote_env.vector import VectorEnv

@@ -69,11 +69,11 @@ def test_a_sampling_neural_agent_draws_each_row_from_its_seed():
 
 
 def test_a_tables_numbers_are_the_streams_numbers():
-    from agents.collection import Tables
+    from agents.training.collection import Collector
     from agents.counter_rng import OPPONENT
     from belote_env.variants import load_variant
 
-    tables = Tables(load_variant("coinche"), 4, {"random": 0.5}, np.random.default_rng(0), table_ids=[7, 3, 9, 20], key=11)
+    tables = Collector(load_variant("coinche"), 4, {"random": 0.5}, np.random.default_rng(0), table_ids=[7, 3, 9, 20], key=11)
     tables.t = 5
     assert np.array_equal(tables.numbers(np.array([1, 3]), OPPONENT), uniforms(11, [3, 20], 5, OPPONENT))
     assert np.array_equal(tables.agent_seeds(), keys(11, [7, 3, 9, 20], 5, AGENT))

@@ -1,21 +1,21 @@
-"""The compact form in which Ray rollout actors send their rollouts (agents.ray_rollouts.pack_rollout): it
+"""The compact form in which Ray rollout actors send their rollouts (agents.training.ray_rollouts.pack_rollout): it
 restores the buffer exactly and is several times smaller. Needs no Ray (tests/train/test_train_ray.py runs
 the actors)."""
 
 import numpy as np
 import pytest
 
-from agents.ray_rollouts import BUFFER_FIELDS, pack_rollout, packed_bytes, unpack_rollout
+from agents.training.ray_rollouts import BUFFER_FIELDS, pack_rollout, packed_bytes, unpack_rollout
 from agents.neural.sparse import from_csr, to_csr
 
 
 def _collected_rollout():
     import train
-    from agents.collection import Tables
+    from agents.training.collection import Collector
     from belote_env.variants import load_variant
 
     args, _, _ = train.parse_args(["--config", "configs/train/tiny.yaml"])
-    tables = Tables(load_variant(args.variant), args.num_envs, dict(args.opponent_mix), np.random.default_rng(3),
+    tables = Collector(load_variant(args.variant), args.num_envs, dict(args.opponent_mix), np.random.default_rng(3),
                     args.end_on_redeal)
     buf = train.Rollout(args.num_envs * args.num_steps)
     train.collect(train.PolicyValueNet(hidden_sizes=args.hidden_sizes), tables, buf, args.num_steps,

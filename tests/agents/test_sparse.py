@@ -102,7 +102,7 @@ def test_index_select_selects_rows_and_updates_see_new_weights():
 
 
 def test_central_critic_reads_sparse_batches_as_dense_ones():
-    from agents.critic import HIDDEN_SIZE, CentralCritic
+    from agents.training.critic import HIDDEN_SIZE, CentralCritic
 
     obs, _ = _observations(n_steps=6, tables=32)
     hidden = torch.from_numpy((np.random.default_rng(1).random((len(obs), HIDDEN_SIZE)) < 0.25).astype(np.float32))

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from agents.neural.checkpoint import checkpoint_dict
-from agents.export import export_onnx, export_program, export_torchscript, main
+from agents.training.export import export_onnx, export_program, export_torchscript, main
 from agents.neural.network import PolicyValueNet
 from belote_env.observation import action_mask, encode
 from belote_env.rules import GameState

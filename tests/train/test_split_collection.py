@@ -1,6 +1,6 @@
 """A table plays the same game whatever other tables are collected with it (agents.counter_rng): collecting tables
 0..11 in one process, or tables 0..4 and 5..11 apart and merging the two rollouts as the Ray driver does
-(agents.ray_rollouts.merge_rollouts), gives the same buffer, bit for bit. This is what makes a Ray run equal a
+(agents.training.ray_rollouts.merge_rollouts), gives the same buffer, bit for bit. This is what makes a Ray run equal a
 local run of the same seed (tests/train/test_train_ray.py runs both)."""
 
 import numpy as np
@@ -9,9 +9,9 @@ import torch
 
 import train
 from agents.neural import onednn
-from agents.collection import Tables
+from agents.training.collection import Collector
 from agents.neural.sampling import policy_terms
-from agents.ray_rollouts import BUFFER_FIELDS, merge_rollouts, pack_rollout
+from agents.training.ray_rollouts import BUFFER_FIELDS, merge_rollouts, pack_rollout
 from agents.neural.sparse import SparseObs
 from belote_env.variants import load_variant
 
@@ -19,7 +19,7 @@ STEPS, ROLLOUTS, KEY = 24, 3, 77
 
 
 def _collect(ids, net, mix):
-    tables = Tables(load_variant("coinche"), len(ids), mix, np.random.default_rng(0), True, table_ids=list(ids), key=KEY)
+    tables = Collector(load_variant("coinche"), len(ids), mix, np.random.default_rng(0), True, table_ids=list(ids), key=KEY)
     out = []
     for _ in range(ROLLOUTS):
         buf = train.Rollout(len(ids) * STEPS)
@@ -147,7 +147,7 @@ def test_collection_runs_on_one_thread_whatever_the_update_uses():
 def test_forward_nonzeros_is_forward_rows_bit_for_bit(one_thread):
     """Collection's forward pass on the rows' non-zero entries (as the rollout buffer keeps them) gives
     forward_rows' numbers on the dense rows, bit for bit, whatever the padding rows hold."""
-    from agents.collection import Rollout
+    from agents.training.collection import Rollout
     from agents.neural.network import padded_rows
 
     torch.manual_seed(3)

@@ -9,7 +9,7 @@ import torch
 
 from conftest import run_train
 
-from agents import bc
+from agents.training import behaviour_cloning as bc
 
 BC_OPTIONS = ["--config", "configs/train/tiny.yaml", "--bc-agent", "heuristic", "--bc-decisions", "3000",
               "--bc-epochs", "2", "--bc-batch-size", "256", "--keep-checkpoints", "20", "--final-eval-pairs", "0"]

@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from agents.training.learner import Learner
-from agents.options import ConfigError, learner_device
+from agents.training.errors import ConfigError
+from agents.training.options import learner_device
 from conftest import REPO
 
 

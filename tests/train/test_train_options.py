@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import train
-from agents.options import ConfigError
+from agents.training.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""train.py's opponent pool (agents.pool) and central critic (agents.critic): options, sampling, features,
+"""train.py's opponent pool (agents.training.pool) and central critic (agents.training.critic): options, sampling, features,
 exact resume, and the acting policy never reading the hidden hands."""
 
 import numpy as np
@@ -6,11 +6,11 @@ import pytest
 import torch
 
 import train
-from agents.collection import POOL, Tables
-from agents.critic import HIDDEN_SIZE, hand_bits, hidden_features
+from agents.training.collection import POOL, Collector
+from agents.training.critic import HIDDEN_SIZE, hand_bits, hidden_features
 from agents.neural.network import PolicyValueNet
 from agents.neural.agent import load_agent
-from agents.pool import OpponentPool
+from agents.training.pool import OpponentPool
 from belote_env.variants import load_variant
 from belote_env.vector import VectorEnv
 from conftest import kill_after_first_checkpoint, run_train
@@ -34,7 +34,7 @@ def test_options_are_checked_before_the_run(tmp_path):
 
 
 def _tables(seed, pool, fraction=0.5, n=64):
-    return Tables(load_variant("coinche"), n, {"random": 0.25}, np.random.default_rng(seed), True, pool, fraction)
+    return Collector(load_variant("coinche"), n, {"random": 0.25}, np.random.default_rng(seed), True, pool, fraction)
 
 
 def test_pool_tables_are_drawn_from_the_collection_rng():
@@ -58,7 +58,7 @@ def test_pool_tables_are_drawn_from_the_collection_rng():
     assert len({tuple(a.runner.seating[t]) for t in at_pool}) > 1  # several snapshots play
     assert not np.array_equal(_tables(3, pool).runner.seating, a.runner.seating)
     off = _tables(2, pool, fraction=0.0)  # pool off: the draws of a run without it
-    plain = Tables(load_variant("coinche"), 64, {"random": 0.25}, np.random.default_rng(2))
+    plain = Collector(load_variant("coinche"), 64, {"random": 0.25}, np.random.default_rng(2))
     assert np.array_equal(off.runner.seating, plain.runner.seating) and off.labels == ["random"]
 
 
@@ -109,7 +109,7 @@ def test_the_policy_acts_without_the_hidden_hands(monkeypatch):
     def run(features):
         monkeypatch.setattr(train, "hidden_features", features)
         torch.manual_seed(1)
-        tables = Tables(load_variant("coinche"), 8, {"heuristic": 0.5}, np.random.default_rng(3))
+        tables = Collector(load_variant("coinche"), 8, {"heuristic": 0.5}, np.random.default_rng(3))
         buf = train.Rollout(8 * 48, HIDDEN_SIZE)
         train.collect(net, tables, buf, 48, {"return_team0": [], "return_team1": []}, critic=critic)
         return buf

@@ -1,4 +1,4 @@
-"""train.py --ray-workers: collection on Ray rollout actors (agents.ray_rollouts). A Ray run trains the
+"""train.py --ray-workers: collection on Ray rollout actors (agents.training.ray_rollouts). A Ray run trains the
 weights of a local run of the same seed, bit for bit; a killed run resumes exactly; an actor whose process
 dies is replaced and collection goes on; the merged rollout is one consistent buffer. Skipped where Ray is
 not installed (the main suite; .ci/integrations runs them)."""
@@ -45,7 +45,7 @@ def test_a_ray_run_trains_the_weights_of_a_local_run(tmp_path, ray_module, threa
         assert torch.equal(tensor, ray["model"][name]), f"{name} differs between the local and the Ray run"
     for k, state in local["optimizer"]["state"].items():
         assert all(torch.equal(v, ray["optimizer"]["state"][k][n]) for n, v in state.items())
-    from agents.plots import read_scalars
+    from agents.training.curves import read_scalars
 
     scalars = [read_scalars(tmp_path / run) for run in ("local", "ray")]
     for tag in ("charts/episodic_return", "charts/all_pass_rate", "losses/value_loss", "losses/approx_kl"):
@@ -68,12 +68,12 @@ def test_killed_ray_run_resumes_exactly(tmp_path, ray_module):
 def test_a_dead_actor_is_replaced_and_collection_goes_on(ray_module):
     sys.path.insert(0, str(REPO))
     import train
-    from agents.ray_rollouts import RayCollector
+    from agents.training.ray_rollouts import RayCollector
     from belote_env.variants import load_variant
 
     args, _, _ = train.parse_args(["--config", "configs/train/tiny.yaml", "--ray-workers", "2"])
     net = train.PolicyValueNet(hidden_sizes=args.hidden_sizes)
-    collector = RayCollector(train, args, load_variant(args.variant), np.random.default_rng(0))
+    collector = RayCollector(train.collect, args, load_variant(args.variant), np.random.default_rng(0))
     buf = train.Rollout(args.num_envs * args.num_steps)
     stats = {"return_team0": [], "return_team1": []}
     collector.collect(net, buf, args.num_steps, stats)

@@ -16,14 +16,10 @@ import yaml
 
 from agents.cli import CommandParser
 
-from belote_env.rules.errors import BeloteError
+from agents.training.errors import ConfigError
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs" / "train"
+CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "train"
 LIST_FIELDS = {"hidden_sizes": int, "eval_opponents": str}
-
-
-class ConfigError(BeloteError):
-    """A bad training option, config file or command-line value (a ValueError)."""
 
 
 def opponent_mix(value) -> dict:

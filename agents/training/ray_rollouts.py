@@ -1,8 +1,8 @@
 """Training collection on Ray: ``train.py --ray-workers K [--ray-address ADDR]``.
 
-:class:`RayCollector` stands in for ``Tables`` (``agents.collection``) and ``train.collect``:
+:class:`RayCollector` stands in for ``Collector`` (``agents.training.collection``) and ``train.collect``:
 ``K`` rollout actors (one CPU each) each run ``train.py``'s own collection
-(``Tables`` on a :class:`~belote_env.vector.VectorEnv`, ``collect``) on their
+(``Collector`` on a :class:`~belote_env.vector.VectorEnv`, ``collect``) on their
 share of the ``num_envs`` tables with a CPU copy of the policy. Every update
 the learner (the driver, on its own device) sends the weights once
 (``ray.put``), every actor plays ``num_steps`` steps and sends back its
@@ -33,10 +33,12 @@ workers need the ``agents`` and ``belote_env`` packages but not the script.
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 import numpy as np
 
+from agents.training.collection import Collector, Rollout
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
@@ -110,28 +112,30 @@ def merge_rollouts(parts: list[dict], buf) -> None:
 
 
 class RolloutWorker:
-    """One actor: ``n_tables`` tables of ``Tables`` (``agents.collection``) and a copy of the network
+    """One actor: ``n_tables`` tables of ``Collector`` (``agents.training.collection``) and a copy of the network
     (run as a Ray actor)."""
 
-    def __init__(self, train_fns: dict, variant, table_ids: list[int], opponent_mix: dict, end_on_redeal: bool,
+    def __init__(self, collect, variant, table_ids: list[int], opponent_mix: dict, end_on_redeal: bool,
                  net_config: dict, num_steps: int):
         import torch
 
+        from agents.neural.network import PolicyValueNet
+
         torch.set_num_threads(1)  # one thread: forward_rows is row-invariant (the local run's default too)
-        self.fns = train_fns
+        self.collect_fn = collect
         self.variant, self.ids, self.mix, self.end_on_redeal = variant, table_ids, opponent_mix, end_on_redeal
-        self.net = train_fns["PolicyValueNet"](**net_config)
+        self.net = PolicyValueNet(**net_config)
         self.net.eval()
-        self.buf = train_fns["Rollout"](len(table_ids) * num_steps)
+        self.buf = Rollout(len(table_ids) * num_steps)
         self.tables = None
 
     def pid(self) -> int:
         return os.getpid()
 
     def reset(self, key: int) -> None:
-        """This actor's tables of the run, dealt from the run's ``key`` (``Tables.reset_all``)."""
+        """This actor's tables of the run, dealt from the run's ``key`` (``Collector.reset_all``)."""
         if self.tables is None:
-            self.tables = self.fns["Tables"](self.variant, len(self.ids), self.mix, np.random.default_rng(key),
+            self.tables = Collector(self.variant, len(self.ids), self.mix, np.random.default_rng(key),
                                              self.end_on_redeal, table_ids=self.ids, key=key)
         else:
             self.tables.reset_all(key)
@@ -142,33 +146,36 @@ class RolloutWorker:
         self.net.load_state_dict({k: torch.tensor(v) for k, v in weights.items()})  # copies: Ray arrays are read-only
         stats = {"return_team0": [], "return_team1": []}
         t0 = time.perf_counter()
-        self.fns["collect"](self.net, self.tables, self.buf, num_steps, stats)
+        self.collect_fn(self.net, self.tables, self.buf, num_steps, stats)
         out = pack_rollout(self.buf, self.buf.size)
         out.update(stats=stats, seconds=time.perf_counter() - t0, steps=len(self.ids) * num_steps)
         return out
 
 
 class RayCollector:
-    """``K`` rollout actors standing in for ``Tables`` (``agents.collection``, as train.py imports it) (``rng``, ``reset_all``) and ``train.collect``."""
+    """``K`` rollout actors standing in for a :class:`~agents.training.collection.Collector` (``rng``,
+    ``reset_all``) and for ``collect``, ``train.py``'s collection function, which every actor runs on its tables
+    (sent with its module by value: the actors need no ``train.py``)."""
 
-    def __init__(self, train_module, args, variant, rng: np.random.Generator):
+    def __init__(self, collect, args, variant, rng: np.random.Generator):
         import ray
 
         from agents.arena.ray_tasks import connect
 
         k = args.ray_workers
         connect(args.ray_address or None, num_cpus=None if args.ray_address else max(k, os.cpu_count() or 1))
-        ray.cloudpickle.register_pickle_by_value(train_module)  # actors need no train.py on their path
+        module = sys.modules[collect.__module__]
+        if module.__name__ != "__main__":  # (a __main__ script's functions go by value anyway)
+            ray.cloudpickle.register_pickle_by_value(module)  # actors need no train.py on their path
         self.ray = ray
         self.rng = rng
         self.num_steps = args.num_steps
         self.table_ids = [a.tolist() for a in np.array_split(np.arange(args.num_envs), k)]  # actor i: a_i .. b_i - 1
         self.key = 0
-        fns = {name: getattr(train_module, name) for name in ("Tables", "Rollout", "collect", "PolicyValueNet")}
         net_config = {"obs_size": OBS_SIZE, "hidden_sizes": list(args.hidden_sizes), "num_actions": NUM_ACTIONS,
                       "activation": args.activation}
         self._spawn = lambda i: ray.remote(num_cpus=1, max_restarts=0)(RolloutWorker).remote(
-            fns, variant, self.table_ids[i], dict(args.opponent_mix), args.end_on_redeal, net_config, args.num_steps)
+            collect, variant, self.table_ids[i], dict(args.opponent_mix), args.end_on_redeal, net_config, args.num_steps)
         self.actors = [self._spawn(i) for i in range(k)]
         self.replaced = 0  # actors that died and were replaced
         self.worker_sps: list[float] = [0.0] * k
@@ -177,7 +184,7 @@ class RayCollector:
 
     def reset_all(self) -> None:
         """A new key from the collection generator, every actor's tables dealt from it (the same draw as the
-        local ``Tables.reset_all``)."""
+        local ``Collector.reset_all``)."""
         self.key = int(self.rng.integers(2**31))
         self.ray.get([a.reset.remote(self.key) for a in self.actors])
 

@@ -1,6 +1,6 @@
 """Export a trained network for use outside the project: torch.export, TorchScript and ONNX.
 
-    python -m agents.export runs/quick_s1/checkpoints/latest.pt --program policy.pt2 --torchscript policy.pt --onnx policy.onnx
+    python -m agents.training.export runs/quick_s1/checkpoints/latest.pt --program policy.pt2 --torchscript policy.pt --onnx policy.onnx
 
 All take ``observation`` float32[B, 853] and ``action_mask`` bool[B, 112]
 (the env's observation and mask) and return ``logits`` float32[B, 112]
@@ -83,7 +83,7 @@ def export_onnx(checkpoint: str | Path, out: str | Path) -> Path:
 
 
 def main(argv=None) -> int:
-    p = CommandParser(prog="python -m agents.export", description=__doc__,
+    p = CommandParser(prog="python -m agents.training.export", description=__doc__,
                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("checkpoint", help="a checkpoint written by train.py")
     p.add_argument("--program", metavar="PATH", help="write a torch.export program (.pt2)")

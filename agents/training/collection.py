@@ -1,13 +1,13 @@
 """The tables of ``train.py``'s collection, and who sits at them.
 
-:class:`Tables` holds ``num_envs`` tables of the batched engine
+:class:`Collector` holds ``num_envs`` tables of the batched engine
 (:class:`~belote_env.vector.VectorEnv`) and, per table, which opponent plays
 one of its teams: a fixed agent of ``opponent_mix``, a past snapshot of the
-policy from the opponent pool (``agents.pool``), or nobody (pure self-play).
+policy from the opponent pool (``agents.training.pool``), or nobody (pure self-play).
 Opponents act through the play loop (``agents.arena.loop.Runner``); the network's
 seats are the runner's ``-1`` seats, played by ``train.collect``.
 
-Seeds: when the tables are (re-)dealt (:meth:`Tables.reset_all`, at the start
+Seeds: when the tables are (re-)dealt (:meth:`Collector.reset_all`, at the start
 and after every checkpoint) one key is drawn from the run's collection RNG;
 every later draw of a table (its cards, which opponent, which team, which
 snapshot, the network's and the opponents' sampling) is a number of that key,
@@ -15,7 +15,7 @@ the table's number in the run and the step (``agents.counter_rng``). So a run an
 its ``--resume`` replay the same tables, and a table plays the same game
 whatever other tables are collected with it: ``table_ids`` lets a Ray rollout
 actor hold tables ``a .. b - 1`` of the run and play them exactly as a local
-run does (``agents.ray_rollouts``).
+run does (``agents.training.ray_rollouts``).
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from agents.arena.loop import MAX_REDEALS, Runner
 POOL = "pool"  # the label of the pool's tables in the training statistics (charts/return_vs_pool)
 
 
-class Tables:
+class Collector:
     """``num_envs`` tables on the batched engine and the opponent (if any) of each; see the module docstring.
 
-    ``pool``: an :class:`agents.pool.OpponentPool` whose snapshots play one team at a ``pool_fraction`` of the
+    ``pool``: an :class:`agents.training.pool.OpponentPool` whose snapshots play one team at a ``pool_fraction`` of the
     tables (self-play there while the pool is empty). ``table_ids``: the tables' numbers in the run (default
     ``0 .. num_envs - 1``); ``key``: the first deal's key (default: drawn from ``rng``)."""
 

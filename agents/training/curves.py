@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.options import ConfigError
+from agents.training.errors import ConfigError
 
 
 def _tracked_by_git(path: Path) -> bool:

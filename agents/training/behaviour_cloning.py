@@ -22,8 +22,8 @@ from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
 from agents.training.runs import init_checkpoint, save_checkpoint
-from agents.critic import HIDDEN_SIZE, hidden_features
-from agents.evaluation import evaluate, log_eval
+from agents.training.critic import HIDDEN_SIZE, hidden_features
+from agents.training.evaluation import evaluate, log_eval
 from agents.neural.network import PolicyValueNet
 from agents.training.learner import adam
 from agents.neural.sparse import SparseObs
@@ -36,7 +36,7 @@ class Demonstrations:
     mask: np.ndarray     # int8 (n, NUM_ACTIONS)
     actions: np.ndarray  # int64 (n,)
     returns: np.ndarray  # float32 (n,): deal_reward of the seat's team for the deal of the decision
-    hidden: np.ndarray | None = None  # uint8 (n, 96): the other seats' hands (agents.critic), when recorded
+    hidden: np.ndarray | None = None  # uint8 (n, 96): the other seats' hands (agents.training.critic), when recorded
 
 
 RECORD_TABLES = 256  # tables played at once while recording (one act_batch per step)
@@ -51,7 +51,7 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
     return, the reward (``rewards.deal_reward``) of the seat's team for the deal it belongs to (``gamma = 1``);
     a deal that ends in a redeal (everyone passed) gives 0, as in training with ``end_on_redeal``.
     Decisions of deals still in progress when the recording is full keep return 0 (at most one deal per table).
-    ``hidden``: also record the other seats' hands at each decision (for a central critic, ``agents.critic``).
+    ``hidden``: also record the other seats' hands at each decision (for a central critic, ``agents.training.critic``).
     """
     from agents import make_agent
     from agents.arena.loop import MAX_REDEALS, Runner
@@ -100,7 +100,7 @@ def behaviour_clone(net: PolicyValueNet, demo: Demonstrations, args, writer=None
     """Fit ``net`` to the demonstrations: masked cross-entropy on the policy head, plus ``bc_value_coef`` times
     the squared error of the value head against the deal rewards. 5 % of the decisions (at most 10,000) are
     held out to measure accuracy. Logs ``bc/*`` to ``writer`` per epoch; returns the last epoch's figures.
-    ``critic``: a central critic (``agents.critic``) fitted to the same rewards with ``demo.hidden``."""
+    ``critic``: a central critic (``agents.training.critic``) fitted to the same rewards with ``demo.hidden``."""
     n = len(demo.actions)
     perm = torch.randperm(n)
     n_val = min(10_000, n // 20)

@@ -1,0 +1,13 @@
+"""Training's errors (``train.py`` and :mod:`agents.training`); they derive from
+:class:`~belote_env.errors.BeloteError`, a ``ValueError``."""
+
+from __future__ import annotations
+
+from belote_env.errors import BeloteError
+
+
+class ConfigError(BeloteError):
+    """A bad training option, config file or command-line value (a ValueError)."""
+
+
+__all__ = ["ConfigError"]
