@@ -38,25 +38,39 @@ from torch import nn
 from tqdm import tqdm
 
 from agents import counter_rng
+from agents.neural.agent import NeuralAgent
+from agents.neural.network import PolicyValueNet, build_net, one_thread, padded_rows
+from agents.neural.sampling import policy_terms, sample_rows
 from agents.training import options
 from agents.training.behaviour_cloning import warm_start
-from agents.training.runs import (checkpoint_dir, free_run_name, latest_checkpoint, restore_rngs, resume_checkpoint, save_checkpoint)
-from agents.training.collection import Rollout, Collector, credit_rewards, link_decisions
+from agents.training.collection import Collector, Rollout, credit_rewards, link_decisions
 from agents.training.critic import HIDDEN_SIZE, CentralCritic, critic_state, hidden_features, load_critic
-from agents.training.evaluation import (evaluate_checkpoint, final_evaluation, log_hyperparameters, log_update,
-                                periodic_evaluation, progress_figures)
-from agents.training.learner import adam, Learner
-from agents.neural.agent import NeuralAgent
-from agents.neural.network import build_net, one_thread, padded_rows, PolicyValueNet
-from agents.neural.sampling import policy_terms, sample_rows
+from agents.training.curves import plot_run, read_scalars  # noqa: F401  (train.read_scalars for scripts)
 from agents.training.errors import ConfigError
+from agents.training.evaluation import (
+    evaluate_checkpoint,
+    final_evaluation,
+    log_hyperparameters,
+    log_update,
+    periodic_evaluation,
+    progress_figures,
+)
+from agents.training.learner import Learner, adam
 from agents.training.options import fields_of
 from agents.training.pool import OpponentPool
-from agents.training.curves import plot_run, read_scalars  # noqa: F401  (train.read_scalars for scripts)
+from agents.training.runs import (
+    checkpoint_dir,
+    free_run_name,
+    latest_checkpoint,
+    restore_rngs,
+    resume_checkpoint,
+    save_checkpoint,
+)
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 from belote_env.rules.errors import BeloteError
 from belote_env.variants import load_variant
+
 
 @dataclass
 class Args:

@@ -55,11 +55,10 @@ import random
 
 import numpy as np
 
-from belote_env.rules.info import InfoState
-from belote_env.rules.scoring import CAPOT_KINDS, score_deal
-
 from agents.base import Agent
 from agents.heuristic import HeuristicAgent, estimate_points
+from belote_env.rules.info import InfoState
+from belote_env.rules.scoring import CAPOT_KINDS, score_deal
 
 OPTIONS = {"worlds": int, "tricks": int, "obj": str, "bid": str, "bid_worlds": int, "bid_margin": int, "seed": int}
 OBJECTIVES = ("score", "points")

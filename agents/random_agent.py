@@ -7,10 +7,9 @@ import random
 import numba
 import numpy as np
 
-from belote_env.rules.info import InfoState
-
 from agents.base import Agent
 from agents.counter_rng import uniform1
+from belote_env.rules.info import InfoState
 
 
 class RandomAgent(Agent):

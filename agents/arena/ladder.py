@@ -37,13 +37,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from belote_env.rules.errors import BeloteError
-
 from agents.arena.errors import LadderError
-
 from agents.arena.match import CHUNK_PAIRS, MatchResult, run_chunk
-from agents.cli import check_writable, CommandParser, nonnegative_int, positive_int
-from agents.arena.reports import md_table, no_nan, text_table, rating_rows, stronger_first, write_reports
+from agents.arena.reports import md_table, no_nan, rating_rows, stronger_first, text_table, write_reports
+from agents.cli import CommandParser, check_writable, nonnegative_int, positive_int
+from belote_env.rules.errors import BeloteError
 
 FAMILIES = ("belote_classique", "coinche", "contree", "cobrecaf_81")
 BASE_AGENTS = ("random", "heuristic", "pimc")
@@ -81,7 +79,7 @@ def check_agent(spec: str) -> None:
     """Fail early, with an AgentSpecError, on a spec ``make_agent`` cannot build (registered names are not
     built here: pimc and the trained agents load numba or torch; ``pimc:OPTIONS`` is built, which compiles
     nothing yet)."""
-    from agents import agent_names, make_agent
+    from agents.registry import agent_names, make_agent
 
     if spec not in agent_names():
         make_agent(spec)
@@ -90,8 +88,8 @@ def check_agent(spec: str) -> None:
 def agent_digest(spec: str) -> str | None:
     """SHA-256 of the weights file behind a trained agent or a checkpoint spec (None for other agents):
     a cached match whose agent's weights have changed is played again."""
-    from agents import is_checkpoint_spec
     from agents.pretrained import available, weights_path
+    from agents.registry import is_checkpoint_spec
 
     path = weights_path(spec) if spec in available() or is_checkpoint_spec(spec) else None
     if path is None or not path.is_file():
@@ -546,9 +544,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args) -> int:
-    from belote_env.variants import load_variant
-
     from agents.arena.ratings import rate
+    from belote_env.variants import load_variant
 
     t0 = time.monotonic()
     unknown = [f for f in args.families if f not in FAMILIES]

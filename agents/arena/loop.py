@@ -32,13 +32,11 @@ from typing import Sequence
 import numba
 import numpy as np
 
+from agents.arena.errors import AgentActionError
+from agents.base import Agent
 from belote_env.rules.actions import action_name
 from belote_env.rules.errors import BeloteError
-
-from agents.arena.errors import AgentActionError
 from belote_env.rules.scoring import Outcome
-
-from agents.base import Agent
 
 MAX_REDEALS = 64
 _MADE = tuple(Outcome).index(Outcome.MADE)

@@ -34,10 +34,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from belote_env.rules.variant import Variant
-
-from agents.base import Agent
 from agents.arena.loop import MAX_REDEALS, play_episodes
+from agents.base import Agent
+from belote_env.rules.variant import Variant
 
 PAIRS_PER_BATCH = 128  # pairs played together on one VectorEnv (one act_batch per agent and step); the reseed unit
 CHUNK_PAIRS = PAIRS_PER_BATCH  # pairs per worker task in a tournament
@@ -305,7 +304,7 @@ _WORKER_AGENTS: dict[str, Agent] = {}
 def _worker_agent(spec: str) -> Agent:
     agent = _WORKER_AGENTS.get(spec)
     if agent is None:
-        from agents import make_agent
+        from agents.registry import make_agent
 
         agent = _WORKER_AGENTS[spec] = make_agent(spec)
     return agent
@@ -337,7 +336,7 @@ def round_robin(
         raise ValueError(f"agents must be distinct, got {specs}")
     if n_pairs < 1:
         raise ValueError(f"the number of pairs must be positive, got {n_pairs}")
-    from agents import make_agent
+    from agents.registry import make_agent
 
     for s in specs:  # fail early, in the parent, on a bad name or file
         _WORKER_AGENTS.setdefault(s, make_agent(s))

@@ -19,14 +19,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from agents.cli import CommandParser, nonnegative_int
+from agents.pretrained import variant_notes
 from belote_env.render import call_text, card_text, render_table
 from belote_env.rules.actions import NUM_CARDS, parse_action
 from belote_env.rules.errors import BeloteError, NotationError
 from belote_env.rules.scoring import REDEAL
 from belote_env.single_agent import SingleAgentEnv
-
-from agents.cli import CommandParser, nonnegative_int
-from agents.pretrained import variant_notes
 
 RED, RESET = "\x1b[31m", "\x1b[0m"
 NAMES = ("you", "left", "partner", "right")

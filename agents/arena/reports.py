@@ -15,6 +15,7 @@ from pathlib import Path
 
 from agents.arena.match import MatchResult
 
+
 def md_table(rows: list[dict]) -> str:
     if not rows:
         return ""

@@ -29,9 +29,9 @@ from agents.arena.match import (  # noqa: F401  (re-exported)
     round_robin,
     t_quantile_975,
 )
-from agents.cli import check_writable, CommandParser, nonnegative_int, positive_int
+from agents.arena.reports import rating_rows, stronger_first, text_table, write_reports
+from agents.cli import CommandParser, check_writable, nonnegative_int, positive_int
 from agents.pretrained import variant_notes
-from agents.arena.reports import text_table, rating_rows, stronger_first, write_reports
 
 # On the batched engine one process plays ~600 heuristic-v-random pairs/s, and a worker process costs ~2 s
 # to start (spawn, numba's cached kernels). Measured 2026-11-30 (machine shared, load 3.7), 2 x 4,000 pairs:
@@ -46,9 +46,8 @@ def auto_workers(total_pairs: int) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m agents.arena.tournament`` / ``belote-tournament``: round-robin, ratings, tables, plot."""
-    from belote_env.variants import load_variant
-
     from agents.arena.ratings import rate
+    from belote_env.variants import load_variant
 
     p = CommandParser(
         prog="belote-tournament",

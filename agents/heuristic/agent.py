@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.base import Agent, InfoState
 from belote_env.rules.actions import (
     BID,
     BID_VALUES,
@@ -50,8 +51,6 @@ from belote_env.rules.actions import (
 from belote_env.rules.cards import JACK, NINE, NO_TRUMP, SUIT_MASK, card_rank, card_suit
 from belote_env.rules.play import beats
 from belote_env.rules.state import BIDDING
-
-from agents.base import Agent, InfoState
 
 # Rank bits within a suit byte: 7 8 9 10 J Q K A.
 _R7, _R8, _R9, _R10, _RJ, _RQ, _RK, _RA = (1 << r for r in range(8))

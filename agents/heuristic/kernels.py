@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from agents.heuristic.agent import CALIBRATION, MASTER_PENALTY
 from belote_env.fast.kernels import (
     C_STRAIN,
     C_TAKER,
@@ -47,10 +48,10 @@ from belote_env.fast.kernels import (
     TURNUP,
     WIN_CARD,
     WIN_SEAT,
-    popcount,
     beats,
     is_legal,
     nth_legal,
+    popcount,
 )
 from belote_env.fast.tables import (
     BID_VALUE,
@@ -70,8 +71,6 @@ from belote_env.fast.tables import (
 )
 from belote_env.rules.actions import BID, COINCHE, EN_FACE, EN_VOITURE, PASS, SURCOINCHE, TAKE
 from belote_env.rules.cards import JACK, NINE, NO_TRUMP
-
-from agents.heuristic.agent import CALIBRATION, MASTER_PENALTY
 
 # CALIBRATION as [full deal?][suit, no trump, all trump][base, scale]
 _CAL = np.array([[CALIBRATION[deal][kind] for kind in ("suit", "nt", "at")] for deal in ("turn_up", "full")],

@@ -113,7 +113,7 @@ def nonzeros(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @numba.njit(cache=True, nogil=True)
-def _append_csr(x, rows, ptr, start, idx, val):
+def append_csr(x, rows, ptr, start, idx, val):
     """The non-zero entries of rows ``rows`` of ``x`` as the CSR rows ``start, start + 1, ...`` of ``(ptr, idx, val)``
     (``ptr[start]`` set: where they begin)."""
     c = ptr[start]
@@ -124,7 +124,7 @@ def _append_csr(x, rows, ptr, start, idx, val):
 
 
 @numba.njit(cache=True, nogil=True)
-def _place_csr(indptr, idx, val, order, ptr, start, out_idx, out_val):
+def place_csr(indptr, idx, val, order, ptr, start, out_idx, out_val):
     """Row ``i`` of the CSR ``(indptr, idx, val)`` copied to row ``start + order[i]`` of ``(ptr, out_idx, out_val)``,
     whose offsets are set."""
     for i in range(len(order)):
@@ -165,7 +165,7 @@ def to_csr(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     idx = np.empty(nnz, dtype=np.int16)
     val = np.empty(nnz, dtype=np.float32)
     indptr[0] = 0
-    _append_csr(x, np.arange(x.shape[0]), indptr, 0, idx, val)
+    append_csr(x, np.arange(x.shape[0]), indptr, 0, idx, val)
     return indptr, idx, val
 
 
@@ -268,7 +268,7 @@ def row_nonzeros(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     indptr = np.zeros(n + 1, dtype=np.int64)
     idx = np.empty(n * d, dtype=np.int64)  # room for every entry; only the non-zero ones are written
     val = np.empty(n * d, dtype=np.float32)
-    _append_csr(x, np.arange(n), indptr, 0, idx, val)
+    append_csr(x, np.arange(n), indptr, 0, idx, val)
     c = int(indptr[n])
     return indptr, idx[:c], val[:c]
 

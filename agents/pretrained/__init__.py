@@ -42,7 +42,7 @@ def pretrained_variant(name: str) -> str | None:
     line of its model card; None when neither says."""
     path = pretrained_path(name)
     if not path.is_file():
-        from agents import AgentSpecError
+        from agents.errors import AgentSpecError
 
         raise AgentSpecError(f"no pretrained agent {name!r}; shipped: {', '.join(available()) or 'none'}")
     try:
@@ -79,7 +79,7 @@ def load_pretrained(name: str, sample: bool = False, seed: int | None = None):
 
     path = pretrained_path(name)
     if not path.is_file():
-        from agents import AgentSpecError
+        from agents.errors import AgentSpecError
 
         raise AgentSpecError(f"no pretrained agent {name!r}; shipped: {', '.join(available()) or 'none'}")
     agent = load_agent(path, sample=sample, seed=seed)
@@ -97,7 +97,7 @@ def export_pretrained(checkpoint: str | Path, name: str, out_dir: str | Path = P
     from agents.neural.network import build_net
 
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name) or name.endswith(".pt"):
-        from agents import AgentSpecError
+        from agents.errors import AgentSpecError
 
         raise AgentSpecError(f"a shipped agent's name is letters, digits, '_', '.' and '-' (it is also its "
                              f"agent spec: no ':', '/', space or '.pt'), got {name!r}")

@@ -18,15 +18,15 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
+from agents.neural.network import PolicyValueNet
+from agents.neural.sparse import SparseObs
+from agents.training.critic import HIDDEN_SIZE, hidden_features
+from agents.training.evaluation import evaluate, log_eval
+from agents.training.learner import adam
+from agents.training.runs import init_checkpoint, save_checkpoint
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
-from agents.training.runs import init_checkpoint, save_checkpoint
-from agents.training.critic import HIDDEN_SIZE, hidden_features
-from agents.training.evaluation import evaluate, log_eval
-from agents.neural.network import PolicyValueNet
-from agents.training.learner import adam
-from agents.neural.sparse import SparseObs
 
 @dataclass
 class Demonstrations:
@@ -53,8 +53,8 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
     Decisions of deals still in progress when the recording is full keep return 0 (at most one deal per table).
     ``hidden``: also record the other seats' hands at each decision (for a central critic, ``agents.training.critic``).
     """
-    from agents import make_agent
     from agents.arena.loop import MAX_REDEALS, Runner
+    from agents.registry import make_agent
     from belote_env.vector import VectorEnv
 
     agent = make_agent(spec)

@@ -24,8 +24,8 @@ import numba
 import numpy as np
 
 from agents import counter_rng
-from agents.neural.sparse import _append_csr, _place_csr
 from agents.arena.loop import MAX_REDEALS, Runner
+from agents.neural.sparse import append_csr, place_csr
 
 POOL = "pool"  # the label of the pool's tables in the training statistics (charts/return_vs_pool)
 
@@ -39,9 +39,8 @@ class Collector:
 
     def __init__(self, variant, num_envs: int, opponent_mix: dict, rng: np.random.Generator, end_on_redeal: bool = True,
                  pool=None, pool_fraction: float = 0.0, table_ids=None, key: int | None = None):
+        from agents.registry import make_agent
         from belote_env.vector import VectorEnv
-
-        from agents import make_agent
 
         self.variant = variant
         self.n = num_envs
@@ -153,10 +152,9 @@ class Rollout:
     forward pass past them (:func:`agents.neural.network.padded_rows`)."""
 
     def __init__(self, capacity: int, hidden_size: int = 0):
+        from agents.neural.network import MIN_ROWS
         from belote_env.observation import OBS_SIZE
         from belote_env.rules.actions import NUM_ACTIONS
-
-        from agents.neural.network import MIN_ROWS
 
         self.capacity, self.obs_size = capacity, OBS_SIZE
         self.obs_ptr = np.zeros(capacity + 1, dtype=np.int64)
@@ -207,7 +205,7 @@ class Rollout:
         if len(rows) and (rows.min() < 0 or rows.max() >= x.shape[0]):
             raise IndexError(f"add_observations: rows must lie in 0..{x.shape[0] - 1}")
         self._room(int(self.obs_ptr[start]) + len(rows) * x.shape[1])
-        _append_csr(x, rows, self.obs_ptr, start, self.obs_idx, self.obs_val)
+        append_csr(x, rows, self.obs_ptr, start, self.obs_idx, self.obs_val)
         return self.nonzeros(start, start + len(rows))
 
     def write_observations(self, start: int, indptr, idx, val, order=None) -> None:
@@ -228,7 +226,7 @@ class Rollout:
         c0 = int(self.obs_ptr[start])
         self._room(c0 + int(indptr[n]) if n else c0)
         self.obs_ptr[start + 1:start + n + 1] = c0 + np.cumsum(placed)
-        _place_csr(indptr, np.asarray(idx, dtype=np.int64), np.asarray(val, dtype=np.float32), order, self.obs_ptr,
+        place_csr(indptr, np.asarray(idx, dtype=np.int64), np.asarray(val, dtype=np.float32), order, self.obs_ptr,
                    start, self.obs_idx, self.obs_val)
 
     def nonzeros(self, start: int = 0, stop: int | None = None):

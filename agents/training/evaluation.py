@@ -9,17 +9,16 @@ from pathlib import Path
 
 import torch
 
-from belote_env.variants import load_variant
-
+from agents.arena.reports import no_nan
 from agents.neural.agent import load_agent
 from agents.neural.checkpoint import load_checkpoint
-from agents.arena.reports import no_nan
+from belote_env.variants import load_variant
 
 
 def evaluate(agent, variant, opponents: list[str], pairs: int, seed: int, progress: bool = False) -> dict:
     """Duplicate matches of ``agent`` against each opponent spec: {spec: MatchResult.to_dict()}."""
-    from agents import make_agent
     from agents.arena.match import duplicate_match
+    from agents.registry import make_agent
 
     out = {}
     for spec in opponents:

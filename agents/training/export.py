@@ -22,12 +22,11 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from agents.cli import CommandParser, check_writable
+from agents.neural.checkpoint import load_checkpoint
+from agents.neural.network import build_net
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
-
-from agents.neural.network import build_net
-from agents.neural.checkpoint import load_checkpoint
-from agents.cli import check_writable, CommandParser
 
 
 class ExportedPolicy(nn.Module):

@@ -15,7 +15,6 @@ from pathlib import Path
 import yaml
 
 from agents.cli import CommandParser
-
 from agents.training.errors import ConfigError
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "train"
@@ -235,7 +234,7 @@ def validate_train(args, resuming: bool = False):
     if args.num_envs * args.num_steps > args.total_timesteps:
         raise ConfigError(f"total_timesteps ({args.total_timesteps}) is below one rollout "
                           f"(num_envs * num_steps = {args.num_envs * args.num_steps})")
-    from agents import agent_names, is_checkpoint_spec
+    from agents.registry import agent_names, is_checkpoint_spec
 
     if args.init_from and not resuming:
         from agents.training.runs import init_checkpoint
@@ -251,7 +250,8 @@ def validate_train(args, resuming: bool = False):
             if not Path(spec).is_file():
                 raise ConfigError(f"option {option!r}: checkpoint {spec!r} does not exist")
         elif ":" in spec:
-            from agents import AgentSpecError, make_agent
+            from agents.errors import AgentSpecError
+            from agents.registry import make_agent
 
             try:
                 make_agent(spec)

@@ -79,8 +79,8 @@ def free_run_name(args, announce: bool = False) -> str:
 def init_checkpoint(spec: str, hidden_sizes, activation: str) -> tuple[dict, Path]:
     """The checkpoint dictionary and path named by ``init_from`` (a checkpoint path or a shipped agent's name,
     ``ppo_coinche``), checked to hold a network of ``hidden_sizes`` and ``activation``; ConfigError otherwise."""
-    from agents.training.errors import ConfigError
     from agents.pretrained import available, weights_path
+    from agents.training.errors import ConfigError
 
     path = weights_path(spec)
     if not path.is_file():

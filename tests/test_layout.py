@@ -1,0 +1,138 @@
+"""The layering of the code, read from the sources (every import, lazy ones inside functions included):
+no import circle between modules, nothing in ``belote_env`` imports ``agents`` or ``train``, no module imports
+another module's private (underscore) names, and no package folder holds more than 15 modules."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = ("belote_env", "agents")
+MAX_MODULES_PER_FOLDER = 15
+
+
+def module_files() -> dict[str, Path]:
+    """Dotted module name -> file, for the packages and train.py (a package is its ``__init__.py``)."""
+    found = {"train": REPO / "train.py"}
+    for package in PACKAGES:
+        for path in sorted((REPO / package).rglob("*.py")):
+            parts = path.relative_to(REPO).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join(parts)] = path
+    return found
+
+
+MODULES = module_files()
+
+
+def imports_of(name: str, path: Path) -> list[tuple[str, tuple[str, ...], int]]:
+    """``(module, names, line)`` for every import statement of the file; ``names`` are those of a ``from``
+    import (empty for ``import x``), relative imports resolved against ``name``."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out += [(alias.name, (), node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[:len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            out.append((base, tuple(alias.name for alias in node.names), node.lineno))
+    return out
+
+
+def targets(module: str, names: tuple[str, ...]) -> list[str]:
+    """The project modules an import statement reaches: ``from pkg import sub`` reaches ``pkg.sub`` when that
+    is a module, otherwise ``pkg``; modules outside the project reach nothing."""
+    reached = [f"{module}.{n}" for n in names if f"{module}.{n}" in MODULES]
+    if len(reached) < len(names) or not names:
+        probe = module
+        while probe and probe not in MODULES:
+            probe = probe.rpartition(".")[0]
+        if probe:
+            reached.append(probe)
+    return reached
+
+
+def graph() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {m: set() for m in MODULES}
+    for name, path in MODULES.items():
+        for module, names, _ in imports_of(name, path):
+            edges[name].update(t for t in targets(module, names) if t != name)
+    return edges
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on_stack, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_walker_sees_lazy_and_relative_imports(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("from . import vector\nfrom .rules.errors import _x\n\ndef f():\n    import agents.registry\n")
+    found = imports_of("belote_env.aec", path)
+    assert ("belote_env", ("vector",), 1) in found and ("belote_env.rules.errors", ("_x",), 2) in found
+    assert ("agents.registry", (), 5) in found
+    assert targets("belote_env", ("vector",)) == ["belote_env.vector"]
+    assert targets("agents.registry", ("make_agent",)) == ["agents.registry"]
+    assert targets("numpy", ("zeros",)) == []
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_import_circles():
+    found = cycles(graph())
+    assert not found, "import circles between modules:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_belote_env_imports_neither_agents_nor_train():
+    bad = [f"{path.relative_to(REPO)}:{line} imports {module}"
+           for name, path in MODULES.items() if name.split(".")[0] == "belote_env"
+           for module, names, line in imports_of(name, path) if module.split(".")[0] in ("agents", "train")]
+    assert not bad, "belote_env must not import agents or train.py:\n" + "\n".join(bad)
+
+
+def test_no_private_names_imported_across_modules():
+    bad = []
+    for name, path in MODULES.items():
+        for module, names, line in imports_of(name, path):
+            private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+            if private and module != name and targets(module, ()):
+                bad.append(f"{path.relative_to(REPO)}:{line}: from {module} import {', '.join(private)}")
+    assert not bad, "private names imported from other modules (make them public or move the code):\n" + "\n".join(bad)
+
+
+def test_no_folder_holds_more_than_15_modules():
+    for package in PACKAGES:
+        for folder in [REPO / package, *(p.parent for p in (REPO / package).rglob("__init__.py"))]:
+            count = len(list(folder.glob("*.py")))
+            assert count <= MAX_MODULES_PER_FOLDER, f"{folder.relative_to(REPO)} holds {count} modules"
