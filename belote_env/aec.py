@@ -189,10 +189,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
+from .errors import EnvArgumentError
 from .observation import OBS_SIZE, SEGMENTS, IncrementalEncoder, observation_high
 from .rewards import REWARD_KINDS, scored_deal_reward
 from .rules.actions import ACTION_NAMES, NUM_ACTIONS, action_id
-from .errors import EnvArgumentError
 from .rules.game import GameState
 from .rules.info import info_state
 from .rules.scoring import REDEAL

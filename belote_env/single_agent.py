@@ -35,8 +35,7 @@ from gymnasium import spaces
 
 from .aec import DEFAULT_MAX_REDEALS, ILLEGAL_REWARD, raw_env
 from .errors import EnvArgumentError
-from .observation import observation_high
-from .observation import OBS_SIZE
+from .observation import OBS_SIZE, observation_high
 from .rules.actions import ACTION_NAMES, NUM_ACTIONS, action_id
 from .rules.errors import IllegalActionError
 from .variants import variant_names

@@ -54,10 +54,10 @@ import numpy as np
 from gymnasium import spaces
 
 from .aec import DEFAULT_MAX_REDEALS
+from .errors import VectorEnvError, VectorIllegalActionError
 from .observation import CONTRACT_KINDS, OBS_SIZE
 from .rewards import REWARD_KINDS
 from .rules.actions import ACTION_NAMES, NUM_ACTIONS
-from .errors import VectorEnvError, VectorIllegalActionError
 from .rules.declarations import hand_declarations
 from .rules.game import GameState
 from .rules.info import InfoState

@@ -8,7 +8,7 @@ at every step the seat, observation, mask, each seat's reward, done and the
 finished episodes' results with the rules core and the reference encoder
 (``belote_env.fast.check.lockstep``). Prints one line per variant; the first
 difference stops the run with the table's position in the rules core's
-notation. Not part of the test suite (``tests/fast/`` runs 50,000 steps per
+notation. Not part of the test suite (``tests/belote_env/fast/`` runs 50,000 steps per
 file).
 """
 

@@ -8,7 +8,7 @@ maison and officielles, all trumps): ``--n`` random endgames of 3 or 4
 tricks, from any point of a trick, on which the solver's value of every legal
 card must equal plain minimax over ``DealState.legal_actions`` / ``apply``,
 the position's value must be the best card's, and a line of best play must be
-legal in the rules core and realise that value. tests/search runs 40 per
+legal in the rules core and realise that value. tests/belote_env/search runs 40 per
 setting of the same check.
 """
 

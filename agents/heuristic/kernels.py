@@ -5,8 +5,8 @@
 not know cleared, so the kernel cannot read another seat's hand any more than
 the agent can. It is a copy of ``HeuristicAgent.act``, branch for branch and
 tie for tie (Python's ``min``/``max`` keep the first of equal keys, and so do
-the loops here), and is never trusted on its own: ``tests/agents/
-test_heuristic_kernels.py`` compares its choice with ``act`` on the rows'
+the loops here), and is never trusted on its own:
+``tests/agents/heuristic/test_kernels.py`` compares its choice with ``act`` on the rows'
 ``InfoState`` at every decision of seeded games of every shipped variant.
 The play loop (``agents.arena.loop.Runner``) uses it where the heuristic sits at
 engine tables (tournaments, evaluation, training opponents, warm-start

@@ -18,7 +18,7 @@ Measured with torch 2.13, its results do not depend on the batch they come in (e
 order, for 2 to 3,000 rows; a single row runs another kernel), nor on the thread count, nor on whether the weight was packed beforehand
 (:func:`pack`). So ``train.collect``'s forward pass (one batch a step) and the PPO update's (minibatches of
 2,048 rows) give the same numbers, bit for bit, and collection stays row-invariant (a Ray run equals the
-local one); ``tests/agents/test_onednn.py`` checks both, and falls back with the product if not.
+local one); ``tests/agents/neural/test_onednn.py`` checks both, and falls back with the product if not.
 
 Where the oneDNN op is missing (a torch build without it) or for another dtype or device, :func:`linear`
 is ``torch.nn.functional.linear``. The play path (``PolicyValueNet.forward`` on dense batches:

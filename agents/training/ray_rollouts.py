@@ -20,7 +20,7 @@ at the start and after every checkpoint, as in a local run. With one torch
 thread (the default) the network's forward pass gives each row the same
 result in any batch (``PolicyValueNet.forward_rows``). So **a Ray run and a
 local run with the same seed play the same tables and train the same
-weights, bit for bit** (``tests/train/test_train_ray.py``), and ``--resume``
+weights, bit for bit** (``tests/train/test_ray.py``), and ``--resume``
 continues either exactly. An actor that dies is replaced by a new one,
 which re-deals its tables from another key and plays its share of the
 rollout again; the run goes on (its results then differ from an

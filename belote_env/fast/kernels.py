@@ -6,7 +6,7 @@ are a transcription of ``belote_env.rules`` (section by section: dealing in
 ``state.DealState.random``, calls in ``bidding``, cards in ``play``,
 declarations and belote in ``declarations``, scores in ``scoring``, the game
 in ``game``) and of ``belote_env.observation.encode``. They are not a second
-specification: ``tests/fast/`` replays every step on the rules core and
+specification: ``tests/belote_env/fast/`` replays every step on the rules core and
 compares observations, masks, seats, rewards and results bit for bit.
 
 Conventions: ``V`` is the variant as ints (:func:`.tables.variant_params`),
@@ -35,12 +35,12 @@ from ..rules.cards import ALL_TRUMP, KING, NO_TRUMP, QUEEN
 from .mt import randbelow, shuffle
 from .tables import (
     BID_VALUE,
-    BYTE_BOOLS,
-    BYTE_BITS,
-    BYTE_COUNT,
-    BYTE_FLOATS,
     BIDDING_AUCTION,
     BIDDING_TAKE_OR_PASS,
+    BYTE_BITS,
+    BYTE_BOOLS,
+    BYTE_COUNT,
+    BYTE_FLOATS,
     CALL_BLOCK,
     CARD_TOTAL,
     CARRE_CARDS,

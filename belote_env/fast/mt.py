@@ -5,7 +5,7 @@ Every table of the batched engine deals exactly the cards that
 from ``Random.getstate()`` (624 words and the index, stored as 625 uint32) and
 advanced here word for word as CPython's ``_randommodule.c`` does;
 :func:`randbelow` and :func:`shuffle` follow ``Random._randbelow_with_getrandbits``
-and ``Random.shuffle``. ``tests/fast/test_mt.py`` checks them draw for draw
+and ``Random.shuffle``. ``tests/belote_env/fast/test_mt.py`` checks them draw for draw
 against the standard library.
 """
 

@@ -14,7 +14,7 @@ from ..observation import BIDDING_SYSTEMS, CONTRACT_KINDS, LEVELS, OBS_SIZE, SEG
 from ..rewards import REWARD_KINDS, REWARD_SCALE
 from ..rules.actions import BID, BID_VALUES, CAPOT_INDEX, GENERALE_INDEX, NUM_ACTIONS
 from ..rules.cards import SUIT_MASK, strain_table
-from ..rules.declarations import CARRE_MASKS, SUIT_RUNS, SEQUENCE_KINDS
+from ..rules.declarations import CARRE_MASKS, SEQUENCE_KINDS, SUIT_RUNS
 from ..rules.scoring import FAILED, LITIGE, MADE, REDEAL
 from ..rules.variant import COUNTINGS, RULESETS, SCORINGS, Variant
 

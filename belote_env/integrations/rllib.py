@@ -39,7 +39,8 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 import numpy as np
 from gymnasium import spaces
 
-from ..aec import AGENTS, env as make_aec_env
+from ..aec import AGENTS
+from ..aec import env as make_aec_env
 from ..observation import OBS_SIZE, observation_high
 from ..rules.actions import NUM_ACTIONS
 

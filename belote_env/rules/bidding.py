@@ -27,7 +27,6 @@ from .actions import (
 )
 from .scoring import REDEAL, Contract, ContractKind
 
-
 # --- take or pass (belote classique) -------------------------------------
 
 def take_or_pass_legal(st, seat: int) -> list[int]:

@@ -8,7 +8,7 @@ public declarations, and in game episodes the scores, the garde and the
 target. It is immutable and made of ints, tuples and the rules core's
 immutable records (``Variant``, ``Contract``, ``Trick``, ``BeloteEvent``,
 ``Declaration``); nothing in it refers to the game state, so another seat's
-cards cannot be reached from it (``tests/rules/test_info.py`` checks that
+cards cannot be reached from it (``tests/belote_env/rules/test_info.py`` checks that
 resampling the hidden cards leaves it unchanged).
 
 Agents receive an ``InfoState``, never the game state. Search agents draw

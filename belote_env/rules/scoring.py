@@ -15,6 +15,7 @@ from typing import NamedTuple
 from .cards import strain_table
 from .variant import Variant
 
+
 class Outcome(StrEnum):
     """How a deal ended; equal to its plain string (``Outcome.MADE == "made"``)."""
 

@@ -36,6 +36,7 @@ from .play import beats, legal_cards
 from .scoring import REDEAL, Contract, DealResult, score_deal
 from .variant import SCHEMA, Variant
 
+
 class Phase(StrEnum):
     """The phase of a deal; equal to its plain string (``Phase.PLAY == "play"``)."""
 

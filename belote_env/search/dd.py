@@ -77,7 +77,7 @@ from numba.core import cgutils
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
-from ..fast.kernels import popcount, beats  # beats: the one copy of the trick rule
+from ..fast.kernels import beats, popcount  # beats: the one copy of the trick rule
 from ..fast.kernels import legal_card_mask as legal_cards  # the one copy of the card rule
 from ..fast.tables import HIGHER, POINTS, STRENGTH, SUIT_MASKS, TRUMP_MASK
 

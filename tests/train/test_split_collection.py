@@ -1,7 +1,7 @@
 """A table plays the same game whatever other tables are collected with it (agents.counter_rng): collecting tables
 0..11 in one process, or tables 0..4 and 5..11 apart and merging the two rollouts as the Ray driver does
 (agents.training.ray_rollouts.merge_rollouts), gives the same buffer, bit for bit. This is what makes a Ray run equal a
-local run of the same seed (tests/train/test_train_ray.py runs both)."""
+local run of the same seed (tests/train/test_ray.py runs both)."""
 
 import numpy as np
 import pytest

@@ -284,7 +284,7 @@ def test_rules_core_imports_no_heavy_dependency():
         "bad = [m for m in ('numpy', 'torch', 'gymnasium', 'pettingzoo', 'yaml') if m in sys.modules]; "
         "print(','.join(bad))"
     )
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""

@@ -16,7 +16,7 @@ pytest.importorskip("ray.rllib")
 from belote_env import env as make_aec_env  # noqa: E402
 from belote_env.integrations import rllib as belote_rllib  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def play_random(e, seed):

@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 
-from conftest import REPO, run_train
+from .helpers import REPO, run_train
 
 
 def test_tiny_run_writes_logs_checkpoints_and_final_table(tiny_run):

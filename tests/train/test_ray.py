@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import REPO, kill_after_first_checkpoint, run_train
+from .helpers import REPO, kill_after_first_checkpoint, run_train
 
 OPTIONS = ["--config", "configs/train/tiny.yaml", "--total-timesteps", str(8 * 512), "--eval-every", "0",
            "--final-eval-pairs", "0", "--checkpoint-every", "1", "--keep-checkpoints", "20", "--ray-workers", "2"]

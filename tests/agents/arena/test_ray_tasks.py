@@ -43,7 +43,7 @@ def same(a, b):
 
 
 def test_ray_results_equal_the_local_run(local_ray, capsys):
-    specs = ["random", "heuristic", "tests.agents.test_policy_agents:first_legal"]
+    specs = ["random", "heuristic", "tests.agents.test_policy:first_legal"]
     variant = load_variant("belote_classique")
     n = 2 * CHUNK_PAIRS + 10  # three chunks per match, the last partial
     local = round_robin(specs, variant, n, seed=3, workers=1, progress=False)

@@ -5,7 +5,7 @@ import json
 import pytest
 import torch
 
-from conftest import kill_after_first_checkpoint, run_train
+from .helpers import kill_after_first_checkpoint, run_train
 
 # 12 updates of 512 decisions; no evaluation, so the runs take a few seconds
 OPTIONS = ["--config", "configs/train/tiny.yaml", "--total-timesteps", str(12 * 512), "--eval-every", "0",

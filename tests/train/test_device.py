@@ -11,7 +11,7 @@ import torch
 from agents.training.learner import Learner
 from agents.training.errors import ConfigError
 from agents.training.options import learner_device
-from conftest import REPO
+from .helpers import REPO
 
 
 def test_devices_are_checked():

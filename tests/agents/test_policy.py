@@ -35,7 +35,7 @@ def test_policy_agent_plays_a_duplicate_match():
 
 
 def test_module_factory_specs(capsys):
-    spec = "tests.agents.test_policy_agents:first_legal"
+    spec = "tests.agents.test_policy:first_legal"
     agent = make_agent(spec)
     assert isinstance(agent, PolicyAgent) and agent.name == "first_legal"
     for bad, match in [("no.such.module:x", "cannot import"), ("agents.policy:nothing", "no callable")]:

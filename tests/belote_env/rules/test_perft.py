@@ -7,7 +7,7 @@ below, which is written from RULES.md section 4 alone (card orders as text,
 rules as a per-card predicate) and shares no code with the engine. The test
 checks the engine against the golden counts, and the reference against them too.
 
-Regenerate (only when a position is added): ``python -m tests.rules.test_perft``.
+Regenerate (only when a position is added): ``python -m tests.belote_env.rules.test_perft``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from belote_env.rules import STRAIN_NAMES, DealState, card_name, cards_of, parse
 
 from .helpers import variant
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "perft.txt"
+DATA = Path(__file__).resolve().parents[2] / "data" / "perft.txt"
 
 TRUMP_ORDER = "7 8 Q K 10 A 9 J".split()  # low to high
 PLAIN_ORDER = "7 8 9 J Q K 10 A".split()
@@ -281,7 +281,7 @@ def regenerate():
         entry["counts"] = ref_counts(ref_position(entry), depth)
         out.append(entry)
     lines = ["# Perft golden data: name ; legal-move counts at depths 1..N ; the position in the project's notation",
-             "# (DealState.format / DealState.parse). Regenerate with: python -m tests.rules.test_perft"]
+             "# (DealState.format / DealState.parse). Regenerate with: python -m tests.belote_env.rules.test_perft"]
     lines += [f"{e['name']} ; {' '.join(map(str, e['counts']))} ; {e['position']}" for e in out]
     DATA.parent.mkdir(parents=True, exist_ok=True)
     DATA.write_text("\n".join(lines) + "\n")

@@ -11,7 +11,7 @@ from belote_env.variants import load_variant, variant_names
 
 @pytest.mark.parametrize("name", variant_names())
 def test_plays_legal_actions_from_the_info_state(name):
-    """The agent is handed only the seat's InfoState (tests/rules/test_info.py shows it holds no other hand)."""
+    """The agent is handed only the seat's InfoState (tests/belote_env/rules/test_info.py shows it holds no other hand)."""
     variant = load_variant(name)
     agent = HeuristicAgent()
     rng = random.Random(1)

@@ -1,5 +1,5 @@
 """Kernels on given positions: dealing from given hands (turn-up and full deals),
-perft counts against the golden data of tests/rules/test_perft.py, and random
+perft counts against the golden data of tests/belote_env/rules/test_perft.py, and random
 play-outs compared move by move with the rules core."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from belote_env.variants import load_variant, variant_names
 
 PERFT = [
     dict(zip(("name", "counts", "position"), (p.strip() for p in line.split(" ; ", 2))))
-    for line in (Path(__file__).resolve().parent.parent / "data" / "perft.txt").read_text().splitlines()
+    for line in (Path(__file__).resolve().parents[2] / "data" / "perft.txt").read_text().splitlines()
     if line.strip() and not line.startswith("#")
 ]
 

@@ -19,7 +19,7 @@ from agents.policy import tianshou_agent  # noqa: E402
 from belote_env.integrations import tianshou as belote_ts  # noqa: E402
 from belote_env.variants import load_variant  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _policy():
@@ -59,7 +59,7 @@ def test_policy_plays_legal_moves_and_enters_a_tournament(capsys):
     assert np.array_equal(again.pair_diffs, result.pair_diffs)
     from agents.arena.tournament import main as tournament_main
 
-    assert tournament_main(["tests.integrations.test_tianshou:untrained_policy", "random", "-n", "4",
+    assert tournament_main(["tests.belote_env.integrations.test_tianshou:untrained_policy", "random", "-n", "4",
                             "--bootstrap", "5", "--no-progress"]) == 0
     assert "untrained" in capsys.readouterr().out
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import run_train
+from .helpers import run_train
 
 from agents.training import behaviour_cloning as bc
 

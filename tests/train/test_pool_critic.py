@@ -13,7 +13,7 @@ from agents.neural.agent import load_agent
 from agents.training.pool import OpponentPool
 from belote_env.variants import load_variant
 from belote_env.vector import VectorEnv
-from conftest import kill_after_first_checkpoint, run_train
+from .helpers import kill_after_first_checkpoint, run_train
 
 TINY = ["--config", "configs/train/tiny.yaml", "--eval-every", "0", "--final-eval-pairs", "0"]
 

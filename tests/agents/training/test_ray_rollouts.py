@@ -1,5 +1,5 @@
 """The compact form in which Ray rollout actors send their rollouts (agents.training.ray_rollouts.pack_rollout): it
-restores the buffer exactly and is several times smaller. Needs no Ray (tests/train/test_train_ray.py runs
+restores the buffer exactly and is several times smaller. Needs no Ray (tests/train/test_ray.py runs
 the actors)."""
 
 import numpy as np

@@ -1,0 +1,38 @@
+"""Helpers of the train.py tests: the repository root on sys.path, running train.py, killing a run."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+
+def run_train(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """``python train.py ARGS`` in a subprocess from the repository root; fails the test on a non-zero exit."""
+    proc = subprocess.run([sys.executable, "train.py", *args], cwd=REPO, capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, f"train.py {' '.join(args)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    return proc
+
+
+def kill_after_first_checkpoint(options, runs: Path, name: str, timeout: float = 90) -> dict:
+    """Start ``train.py OPTIONS`` as run ``name``, SIGKILL it as soon as its first ``ckpt_*.pt`` exists;
+    returns that checkpoint (asserting the run had not finished)."""
+    import os
+    import signal
+    import time
+
+    import torch
+
+    ckpt_dir = runs / name / "checkpoints"
+    proc = subprocess.Popen([sys.executable, "train.py", *options, "--runs-dir", str(runs), "--run-name", name],
+                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + timeout
+    while not list(ckpt_dir.glob("ckpt_*.pt")):
+        assert proc.poll() is None, f"run ended before its first checkpoint: {proc.stderr.read().decode()[-2000:]}"
+        assert time.time() < deadline, f"no checkpoint within {timeout} s"
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    return torch.load(sorted(ckpt_dir.glob("ckpt_*.pt"))[-1], weights_only=True)
