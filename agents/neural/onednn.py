@@ -4,7 +4,7 @@
 2026-12-01 (Zen 5, AVX-512) that product reached about 85 GFLOP/s on one core, whatever the batch;
 oneDNN's (``torch.ops.mkldnn._linear_pointwise``, the kernel ``torch.compile`` uses for CPU linear layers)
 reached 130 to 170 on the same core: the 256 x 256 layer took 90 µs against 160 at collection's 104 rows,
-1.43 ms against 3.27 at the update's 2,048 (``python benchmarks/bench_onednn.py``).
+1.43 ms against 3.27 at the update's 2,048 (``python benchmarks/dev/bench_onednn.py``).
 
 :func:`linear` is that product, with a gradient:
 

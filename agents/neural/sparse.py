@@ -11,7 +11,7 @@ gathered once (:func:`nonzeros`, a numba scan) and the layer becomes
 The parameters stay those of the ``nn.Linear`` (same ``state_dict``), so checkpoints do not change.
 Results equal the dense layer's up to float rounding (the sums run in another order).
 ``train.ppo_update`` and behaviour cloning use it; the speed-up of the whole update is measured by
-``python benchmarks/bench_sparse.py`` (figures in docs/training.md). Collection's forward pass
+``python benchmarks/dev/bench_sparse.py`` (figures in docs/training.md). Collection's forward pass
 (``train.collect``, through ``PolicyValueNet.forward_nonzeros``) runs the same ``embedding_bag`` on the same
 entries, as the rollout buffer keeps them, without gradients and without the padding (:func:`csr_rows_linear`;
 :func:`sparse_rows_linear` on dense rows), and the other layers on

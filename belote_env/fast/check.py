@@ -7,7 +7,7 @@ the mask (``observation.action_mask``), each seat's reward (as the AEC env
 computes it), ``done`` and the finished episode's result. The first
 difference raises :class:`Mismatch` with the table's position in the rules
 core's notation, so it can be replayed. Used by ``tests/belote_env/fast/`` and
-``benchmarks/soak_vector.py``.
+``benchmarks/dev/soak_vector.py``.
 """
 
 from __future__ import annotations

@@ -95,7 +95,7 @@ class Solver:
 
     ``capot_bonus``: points added to the take of a team that wins every trick of the deal (0: none,
     90: a capot scores 252 rather than 162). ``dd_module``: the compiled kernels to search with
-    (``belote_env.search.dd`` by default; ``benchmarks/dd_ab.py`` passes other versions of it)."""
+    (``belote_env.search.dd`` by default; ``benchmarks/dev/dd_ab.py`` passes other versions of it)."""
 
     def __init__(self, log2_tt: int = 20, capot_bonus: int = 0, dd_module=None):
         dd = dd_module if dd_module is not None else kernels()

@@ -1,7 +1,7 @@
 """VectorEnv stepped with random legal actions, compared at every step with the
 rules core and the reference encoder: seat, observation, mask, every seat's
 reward, done and the finished episodes' results, bit for bit
-(belote_env.fast.check.lockstep; benchmarks/soak_vector.py runs it longer)."""
+(belote_env.fast.check.lockstep; benchmarks/dev/soak_vector.py runs it longer)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from belote_env.search.verify import SETTINGS, check_position, random_endgame, s
 
 @pytest.mark.parametrize("index", range(len(SETTINGS)), ids=[s[0] for s in SETTINGS])
 def test_endgames_match_minimax(index):
-    # the full run (2,000 endgames per setting) is benchmarks/verify_dd.py; this is a sample of it
+    # the full run (2,000 endgames per setting) is benchmarks/dev/verify_dd.py; this is a sample of it
     label, n, failures = verify_setting(index, 40, seed=1)
     assert failures == [], failures[:3]
 

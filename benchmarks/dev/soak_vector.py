@@ -1,6 +1,6 @@
 """Soak test of the batched engine: VectorEnv against the rules core, bit for bit.
 
-    python benchmarks/soak_vector.py [--steps 1000000] [--tables 64] [--variants coinche ...] [--episode deal]
+    python benchmarks/dev/soak_vector.py [--steps 1000000] [--tables 64] [--variants coinche ...] [--episode deal]
 
 For every shipped variant file, steps ``--tables`` tables with uniformly
 random legal actions until ``--steps`` table-steps were played, and compares
@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tqdm import tqdm  # noqa: E402
 

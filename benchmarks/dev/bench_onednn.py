@@ -1,6 +1,6 @@
 """The training path's products, torch's (MKL) against oneDNN's (``agents.neural.onednn``): one figure per line.
 
-    python benchmarks/bench_onednn.py [--rows 104 1520 2048] [--repeats 5] [--clock cpu]
+    python benchmarks/dev/bench_onednn.py [--rows 104 1520 2048] [--repeats 5] [--clock cpu]
 
 For each layer of the default network after its first (256 x 256, and the heads' 113 x 256: the policy's 112
 outputs and the value's one, stacked as ``PolicyValueNet`` runs them) and each batch size of ``--rows``
@@ -24,8 +24,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402

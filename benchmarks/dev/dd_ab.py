@@ -1,10 +1,11 @@
 """A/B of versions of the double-dummy kernels in one process, the deals alternated between them.
 
-    python benchmarks/dd_ab.py [REV_OR_FILE ...] [--strain notrump] [--deals 40] [--rounds 2] [--skip 0] [--tt 20]
+    python benchmarks/dev/dd_ab.py [REV_OR_FILE ...] [--strain notrump] [--deals 40] [--rounds 2] [--skip 0] [--tt 20]
 
 Compares this tree's ``belote_env/search/dd.py`` with each other version named: a git revision
-(its ``dd.py``) or the path of a variant file. Each version is imported as a module of
-``belote_env.search`` (a temporary file there, removed at the end), and every deal of
+(its ``dd.py``) or the path of a variant file. Each version is imported as a module of the package
+``belote_env.search`` from a file in a temporary folder (so that its relative imports resolve; nothing is written
+into the package, and the folder and its numba cache are removed at the end), and every deal of
 ``bench_dd.py`` (the same seed and positions) is solved by each version in turn, the order
 reversed from one deal to the next and from one round to the next, so that the machine's drift
 falls on all of them alike. Prints, per version: the nodes of the first round (exact, the same
@@ -18,14 +19,15 @@ differ by about 5%. A change smaller than the spread of its rounds is none.
 from __future__ import annotations
 
 import argparse
-import importlib
+import importlib.util
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
@@ -48,6 +50,19 @@ def _source(name: str) -> str:
         raise ValueError(f"{name!r} is neither a file nor a git revision with belote_env/search/dd.py "
                          f"({done.stderr.strip()})")
     return done.stdout
+
+
+def _load_version(source: str, stem: str, folder: Path):
+    """``source`` imported as the module ``belote_env.search.<stem>`` from a file in ``folder``: its relative
+    imports (``..fast.kernels``) resolve in the package, and numba caches it beside that file, not in the package."""
+    path = folder / f"{stem}.py"
+    path.write_text(source)
+    name = f"belote_env.search.{stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def main() -> int:
@@ -74,15 +89,11 @@ def main() -> int:
 
     from belote_env.search import Position, Solver
 
-    written = []
     solvers = {}
+    scratch = tempfile.TemporaryDirectory(prefix="dd_ab-")
     try:
         for k, name in enumerate(names):
-            module = f"_ab_{k}"
-            path = SEARCH / f"{module}.py"
-            path.write_text(sources[k])
-            written.append(path)
-            solvers[name] = Solver(args.tt, dd_module=importlib.import_module(f"belote_env.search.{module}"))
+            solvers[name] = Solver(args.tt, dd_module=_load_version(sources[k], f"_ab_{k}", Path(scratch.name)))
         warm, positions = dd_positions(STRAINS[args.strain], args.seed)
         for _ in range(args.skip):
             next(positions)
@@ -112,10 +123,10 @@ def main() -> int:
             print(f"{name:>14}: nodes {nodes[name]:>12,}  CPU ms a deal by round: {rounds}  "
                   f"min {min(cpu[name]):.1f}, median {statistics.median(cpu[name]):.1f}  {same}")
     finally:
-        for path in written:
-            path.unlink(missing_ok=True)
-            for cached in (SEARCH / "__pycache__").glob(f"{path.stem}.*"):
-                cached.unlink(missing_ok=True)
+        for name in list(sys.modules):
+            if name.startswith("belote_env.search._ab_"):
+                del sys.modules[name]
+        scratch.cleanup()
     return 0
 
 

@@ -1,6 +1,6 @@
 """How much more a double-dummy declarer takes than one who plays without seeing the cards (pimc's ``bid_margin``).
 
-    python benchmarks/dd_bid_margin.py [--deals 40] [--seed 1] [-v coinche]
+    python benchmarks/dev/dd_bid_margin.py [--deals 40] [--seed 1] [-v coinche]
 
 Each deal: the seat to bid takes the contract at 80 in its best strain by the heuristic's estimate, the others
 pass; then the DD take of its team from the first lead, and the take when all four seats play it out with
@@ -15,7 +15,7 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 
 def main() -> int:

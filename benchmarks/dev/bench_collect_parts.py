@@ -1,6 +1,6 @@
 """Where a step of ``train.collect`` goes, and what each part costs when it runs alone.
 
-    python benchmarks/bench_collect_parts.py [--config configs/train/coinche.yaml] [--num-envs N] [--rounds 5]
+    python benchmarks/dev/bench_collect_parts.py [--config configs/train/coinche.yaml] [--num-envs N] [--rounds 5]
                                              [--clock cpu]
 
 ``train.collect`` times four parts of every step (its ``timing``): the engine's step (env), the
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 

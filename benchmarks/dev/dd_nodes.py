@@ -1,6 +1,6 @@
 """Node counts (deterministic) and CPU time of full-deal solves on fixed deals, one line per deal with -v.
 
-    python benchmarks/dd_nodes.py [--deals 30] [--strain hearts|notrump|alltrump] [--seed 0] [-v] [--values]
+    python benchmarks/dev/dd_nodes.py [--deals 30] [--strain hearts|notrump|alltrump] [--seed 0] [-v] [--values]
 
 The deals are the same as bench_dd.py's (seed ``{seed}:{strain}``, one 3-trick warm-up drawn first);
 ``--tricks K`` plays them at random down to K tricks left, ``--all-cards`` times ``values_of`` (every legal card).
@@ -15,8 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from belote_env.rules.cards import ALL_TRUMP, HEARTS, NO_TRUMP  # noqa: E402
 

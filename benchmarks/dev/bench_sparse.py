@@ -1,6 +1,6 @@
 """The PPO update's cost with the dense or the sparse first layer, plain or fused Adam: one figure per line.
 
-    python benchmarks/bench_sparse.py [--rows 6144] [--minibatches 4] [--epochs 4] [--repeats 5] [--clock cpu]
+    python benchmarks/dev/bench_sparse.py [--rows 6144] [--minibatches 4] [--epochs 4] [--repeats 5] [--clock cpu]
 
 Observations come from random play at 512 coinche tables (all phases); one
 "update" is ``--epochs`` passes over ``--rows`` of them in ``--minibatches``
@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402

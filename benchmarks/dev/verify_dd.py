@@ -1,6 +1,6 @@
 """The double-dummy solver against exhaustive minimax on the rules core, in full: one line per setting.
 
-    python benchmarks/verify_dd.py [--n 2000] [--seed 0] [--jobs 2]
+    python benchmarks/dev/verify_dd.py [--n 2000] [--seed 0] [--jobs 2]
 
 For each strain and play-switch setting of ``belote_env.search.verify.SETTINGS``
 (hearts trump under the four overtrump_partner / undertrump settings, no trump
@@ -20,7 +20,7 @@ import time
 from multiprocessing import Pool
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from belote_env.search.verify import SETTINGS, verify_setting  # noqa: E402
 

@@ -1,6 +1,6 @@
 """A duplicate match played in resumable chunks: for long matches of slow agents (pimc).
 
-    python benchmarks/pimc_match.py pimc heuristic -v coinche -n 1000 [--jobs 2] [--minutes 9] [--out results/pimc]
+    python benchmarks/dev/pimc_match.py pimc heuristic -v coinche -n 1000 [--jobs 2] [--minutes 9] [--out results/pimc]
 
 The same pairs, seeds and figures as ``python -m agents.arena.tournament A B -v V -n N``
 (``agents.arena.match.play_pairs`` over ranges of ``PAIRS_PER_BATCH`` = 128 pairs, merged): each chunk's
@@ -18,7 +18,7 @@ import time
 from multiprocessing import Pool
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agents.arena.match import PAIRS_PER_BATCH, MatchResult  # noqa: E402
 
