@@ -52,7 +52,7 @@ def main() -> None:
             args, _, _ = train.parse_args(["--config", ns.config, "--ray-workers", str(k), "--ray-address", ns.address,
                                            *extra])
             net = train.PolicyValueNet(hidden_sizes=args.hidden_sizes)
-            collector = RayCollector(train, args, load_variant(args.variant), np.random.default_rng(r))
+            collector = RayCollector(train.collect, args, load_variant(args.variant), np.random.default_rng(r))
             buf = train.Rollout(args.num_envs * args.num_steps)
             collector.collect(net, buf, args.num_steps, {})  # warm-up: actors import torch and numba
             t0 = time.perf_counter()

@@ -470,7 +470,7 @@ def results_page(results: list[FamilyResult], command: str, docs_path: Path, cac
                        seed=seed, pairs=pairs, bootstrap=bootstrap, anchor=anchor).rstrip(),
         "",
         f"Earlier results played by hand (pimc against the heuristic on 1,000 pairs, the tables of the old "
-        f"play loop): [results/history.md]({_rel(REPO / 'docs' / 'results' / 'history.md', where)}).",
+        f"play loop): [notes/results.md]({_rel(REPO / 'docs' / 'notes' / 'results.md', where)}).",
     ]
     for fr in results:
         lines += [

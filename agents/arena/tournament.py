@@ -33,9 +33,9 @@ from agents.arena.reports import rating_rows, stronger_first, text_table, write_
 from agents.cli import CommandParser, check_writable, nonnegative_int, positive_int
 from agents.pretrained import variant_notes
 
-# On the batched engine one process plays ~600 heuristic-v-random pairs/s, and a worker process costs ~2 s
-# to start (spawn, numba's cached kernels). Measured 2026-11-30 (machine shared, load 3.7), 2 x 4,000 pairs:
-# -j 1 12.95 s / 14.54 s, -j 2 20.06 s / 14.35 s. So processes only from 20,000 pairs in all.
+# A worker process costs seconds to start (spawn, numba's cached kernels) while one process plays thousands
+# of heuristic-v-random pairs a second, so the default spreads a tournament over processes only from 20,000
+# pairs in all (docs/notes/distributed.md has the measurements).
 AUTO_PARALLEL_PAIRS = 20_000
 
 

@@ -153,16 +153,15 @@ class PolicyValueNet(nn.Module):
         bit for bit, with one torch thread (``train.py``'s default): collection gives a table the same
         actions whether it is played with other tables or not (split among Ray actors: ``agents.counter_rng``).
 
-        MKL's matrix products (``nn.Linear``) choose their kernels by the number of rows (measured with torch
-        2.13 on this machine: a row's result takes one of three values for batches of 1, 2 to 15 and 16 or more
-        rows, and rows past the last multiple of 4 are summed in another order; the data's alignment did not
-        matter). So the batch runs with :func:`padded_rows` rows, its results for the extra rows dropped: at most
+        MKL's matrix products (``nn.Linear``) choose their kernels by the number of rows (with torch 2.13 a
+        row's result takes one of three values for batches of 1, 2 to 15 and 16 or more rows, and rows past the
+        last multiple of 4 are summed in another order). So the batch runs with :func:`padded_rows` rows, its results for the extra rows dropped: at most
         7 rows more (16 for batches under 16). ``n``: the batch is the first ``n`` rows of ``obs`` and ``mask``;
         when they hold ``padded_rows(n)`` rows, the rows after the batch pad it as they are (whatever they
         hold: a product's rows never mix), without a copy. Otherwise the batch is copied to a scratch tensor and
-        padded with zeros. This is measured with one torch
-        thread; with several, how a product is split among them may depend on the batch size (it did not on the
-        AMD EPYC machine of 2026-12-01, up to 3,000 rows), so collection runs on one (:func:`one_thread`).
+        padded with zeros. This holds with one torch
+        thread; with several, how a product is split among them may depend on the batch size, so collection
+        runs on one (:func:`one_thread`).
 
         ``weights``: :meth:`row_weights`, read once by the caller: the training path, :meth:`forward_nonzeros`
         on the rows' non-zero entries (``train.collect`` calls it on the entries its rollout buffer keeps). The

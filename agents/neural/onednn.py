@@ -1,20 +1,17 @@
 """The hidden layers' and heads' products on the training path, through oneDNN: :func:`linear`.
 
-``torch.nn.functional.linear`` on a CPU float32 batch runs MKL's product. On the AMD EPYC machine of
-2026-12-01 (Zen 5, AVX-512) that product reached about 85 GFLOP/s on one core, whatever the batch;
-oneDNN's (``torch.ops.mkldnn._linear_pointwise``, the kernel ``torch.compile`` uses for CPU linear layers)
-reached 130 to 170 on the same core: the 256 x 256 layer took 90 µs against 160 at collection's 104 rows,
-1.43 ms against 3.27 at the update's 2,048 (``python benchmarks/dev/bench_onednn.py``).
+``torch.nn.functional.linear`` on a CPU float32 batch runs MKL's product; oneDNN's
+(``torch.ops.mkldnn._linear_pointwise``, the kernel ``torch.compile`` uses for CPU linear layers) is faster at
+the training path's batch sizes (``python benchmarks/dev/bench_onednn.py`` compares them; figures in
+docs/notes/training.md).
 
 :func:`linear` is that product, with a gradient:
 
 - forward: ``x W^T + b`` by oneDNN;
 - backward: the input's gradient ``G W`` by oneDNN too, the weight's ``G^T X`` and the bias's ``G.sum(0)``
-  by torch: oneDNN's product of ``G^T`` by the "weight" ``X^T`` (copies included) took 1.5 ms against
-  torch's 2.4 at 1,520 rows of 256 x 256 in some processes and 4.1 ms in others (2026-12-02), too
-  unsteady to use.
+  by torch (oneDNN's product for the weight's gradient measured too unsteady from one process to another).
 
-Measured with torch 2.13, its results do not depend on the batch they come in (each row's sums run in one
+With torch 2.13, its results do not depend on the batch they come in (each row's sums run in one
 order, for 2 to 3,000 rows; a single row runs another kernel), nor on the thread count, nor on whether the weight was packed beforehand
 (:func:`pack`). So ``train.collect``'s forward pass (one batch a step) and the PPO update's (minibatches of
 2,048 rows) give the same numbers, bit for bit, and collection stays row-invariant (a Ray run equals the

@@ -26,11 +26,8 @@ def sample_actions(probs: torch.Tensor, generator: torch.Generator | None = None
 
     The action is the number of entries of the row's float64 cumulative sums ``cdf`` (summed in order) that are
     at most ``u * cdf[-1]``; when ``u * cdf[-1]`` rounds to ``cdf[-1]`` (probability about 2**-53), the last
-    action of positive probability. One numba pass per row (:func:`_inverse_cdf`), about 5x the speed of the
-    same arithmetic in torch ops at collection's ~100 rows (the same actions: it was that until 2026-12-01).
-
-    ``torch.multinomial(probs, 1)`` draws the same distribution but spends one exponential variate per
-    action (112 per row), measured at a fifth of ``train.collect``'s network time on one core."""
+    action of positive probability. One numba pass per row (:func:`_inverse_cdf`). (``torch.multinomial``
+    draws the same distribution but spends one exponential variate per action, 112 per row.)"""
     if u is None:
         u = torch.rand(probs.shape[:-1], dtype=torch.float64, generator=generator, device=probs.device)
     u = np.ascontiguousarray(torch.as_tensor(u, dtype=torch.float64).cpu().numpy().reshape(-1))

@@ -63,8 +63,7 @@ def _scan_row(x, idx, val, c):
     """Append the non-zero entries of the row ``x`` (float32) to ``idx``/``val`` from position ``c``, in column
     order; return the position after them. Each word of SCAN_WORD columns gets a bit mask of its entries that
     are not 0.0 (-0.0 is 0.0; a NaN is kept), then the set bits are visited lowest first: no branch per
-    column. About 2.5x the speed of the blocked scan before it (which skipped blocks of 16 zero columns and
-    tested the others column by column): 34 µs against 87 for 128 engine rows (2026-12-02)."""
+    column."""
     d = x.shape[0]
     j0 = 0
     while j0 < d:

@@ -146,9 +146,8 @@ class Rollout:
     scans the engine's rows straight into them (:meth:`add_observations`) and runs its forward pass on them; the
     PPO update reads them as a :class:`~agents.neural.sparse.SparseObs` (:meth:`sparse_observations`); Ray
     actors send them as they are (:meth:`csr_observations`); :meth:`observations` gives dense rows (a learner
-    on another device, the central critic). Dense rows (3.4 KB each, 28 MB for coinche.yaml's rollout) cost
-    collection about 0.1 ms a step at 128 tables to write (measured 2026-12-02: collection 1.16x without them,
-    docs/training.md). The other fields are arrays of ``capacity`` rows; the masks have the padding of the
+    on another device, the central critic): kept sparse, coinche.yaml's rollout takes about 4 MB instead of
+    28. The other fields are arrays of ``capacity`` rows; the masks have the padding of the
     forward pass past them (:func:`agents.neural.network.padded_rows`)."""
 
     def __init__(self, capacity: int, hidden_size: int = 0):
