@@ -136,3 +136,21 @@ def test_no_folder_holds_more_than_15_modules():
         for folder in [REPO / package, *(p.parent for p in (REPO / package).rglob("__init__.py"))]:
             count = len(list(folder.glob("*.py")))
             assert count <= MAX_MODULES_PER_FOLDER, f"{folder.relative_to(REPO)} holds {count} modules"
+
+
+def layer(module: str) -> int:
+    """The layer of a module, lowest first: belote_env, the players (agents), the arena, training, train.py."""
+    if module == "train":
+        return 4
+    for depth, prefix in ((3, "agents.training"), (2, "agents.arena"), (1, "agents")):
+        if module == prefix or module.startswith(prefix + "."):
+            return depth
+    return 0
+
+
+def test_rooms_import_only_downward():
+    """Players never import the arena or training, the arena never imports training (``__main__`` modules, the
+    command entry points, excepted)."""
+    bad = [f"{a} imports {b}" for a, targets_of in graph().items() if not a.endswith("__main__")
+           for b in sorted(targets_of) if layer(b) > layer(a)]
+    assert not bad, "imports that go up a layer:\n" + "\n".join(bad)
