@@ -190,7 +190,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from .errors import EnvArgumentError
-from .observation import OBS_SIZE, SEGMENTS, IncrementalEncoder, observation_high
+from .observation import OBS_SIZE, IncrementalEncoder, observation_high
 from .rewards import REWARD_KINDS, scored_deal_reward
 from .rules.actions import ACTION_NAMES, NUM_ACTIONS, action_id
 from .rules.game import GameState

@@ -35,7 +35,6 @@ import numpy as np
 from agents.arena.errors import AgentActionError
 from agents.base import Agent
 from belote_env.rules.actions import action_name
-from belote_env.rules.errors import BeloteError
 from belote_env.rules.scoring import Outcome
 
 MAX_REDEALS = 64
