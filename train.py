@@ -39,7 +39,8 @@ from tqdm import tqdm
 
 from agents import counter_rng
 from agents.neural.agent import NeuralAgent
-from agents.neural.network import PolicyValueNet, build_net, one_thread, padded_rows
+from agents.neural.network import PolicyValueNet, one_thread  # noqa: F401  (train.PolicyValueNet: benchmarks)
+from agents.neural.protocol import build_net, build_network, mask_logits, training_path
 from agents.neural.sampling import policy_terms, sample_rows
 from agents.training import options
 from agents.training.behaviour_cloning import warm_start
@@ -67,7 +68,6 @@ from agents.training.runs import (
     save_checkpoint,
 )
 from belote_env.observation import OBS_SIZE
-from belote_env.rules.actions import NUM_ACTIONS
 from belote_env.rules.errors import BeloteError
 from belote_env.variants import load_variant
 
@@ -107,7 +107,14 @@ class Args:
         "help": "an all-pass deal ends the training episode with reward 0 instead of redealing "
                 "(stops tables where every seat passes from looping without a reward)"})
     # ---- network ----------------------------------------------------------
-    hidden_sizes: list = field(default_factory=lambda: [256, 256], metadata={"help": "MLP hidden layer sizes"})
+    network: str = field(default="mlp", metadata={
+        "help": "the policy-value network: mlp (built in) or module:Class of your own code (docs/training.md, "
+                "*Your own network*)"})
+    network_kwargs: dict = field(default_factory=dict, metadata={
+        "help": "keyword arguments of the network (YAML mapping; command line: --network-kwargs width=64 "
+                "layers=2); mlp takes its sizes from hidden_sizes and activation"})
+    hidden_sizes: list = field(default_factory=lambda: [256, 256], metadata={
+        "help": "hidden layer sizes of the mlp network and of the central critic"})
     activation: str = field(default="relu", metadata={"help": "relu or tanh"})
     central_critic: bool = field(default=False, metadata={
         "help": "advantages from a critic MLP (same sizes) that also sees the other seats' hands (agents.training.critic); "
@@ -135,7 +142,7 @@ class Args:
                 "empty = no warm start. Fresh runs only: --resume continues PPO from the checkpoint"})
     init_from: str = field(default="", metadata={
         "help": "start from this checkpoint's or shipped agent's network (ppo_coinche) instead of a warm start, e.g. "
-                "to train a trained agent further; hidden_sizes and activation must match; fresh runs only"})
+                "to train a trained agent further; its network and config must be the run's; fresh runs only"})
     bc_decisions: int = field(default=200_000, metadata={"help": "decisions of bc_agent recorded for the warm start"})
     bc_epochs: int = field(default=4, metadata={"help": "epochs over the recorded decisions"})
     bc_batch_size: int = field(default=512, metadata={"help": "minibatch size of the warm start"})
@@ -164,7 +171,7 @@ def validate(args: Args, resuming: bool = False) -> Args:
 
 @one_thread  # row-invariant forward passes (a run equals its Ray twin) whatever torch_threads gives the update
 @torch.no_grad()
-def collect(net: PolicyValueNet, tables: Collector, buf: Rollout, num_steps: int, stats: dict,
+def collect(net: nn.Module, tables: Collector, buf: Rollout, num_steps: int, stats: dict,
             timing: dict | None = None, critic: CentralCritic | None = None) -> None:
     """Play ``num_steps`` steps at every table; fill ``buf`` with the network's decisions.
     ``timing``: seconds spent in the engine (env), the network (forward), the fixed opponents and the
@@ -174,7 +181,8 @@ def collect(net: PolicyValueNet, tables: Collector, buf: Rollout, num_steps: int
     venv, runner, last = tables.venv, tables.runner, tables.last
     obs, mask, seat = tables.obs, tables.mask, tables.seat
     actions, clock = np.zeros(tables.n, dtype=np.int64), time.perf_counter
-    weights = net.row_weights()  # the training path's weights, read once (forward_rows)
+    path = training_path(net)  # the network's fast path (the mlp's) or dense rows, row-invariant either way
+    path.begin()
     t_env = t_net = t_opp = t_book = 0.0
     for _ in range(num_steps):
         t0 = clock()
@@ -185,8 +193,7 @@ def collect(net: PolicyValueNet, tables: Collector, buf: Rollout, num_steps: int
             np.take(mask, mine, axis=0, out=buf.mask[start:start + k])
             t1 = clock()
             # row-invariant forward and the tables' own numbers: a table's actions do not depend on the others
-            logits, value = net.forward_nonzeros(nonzeros, torch.from_numpy(buf.mask[start:start + padded_rows(k)]),
-                                                 k, weights)
+            logits, value = path.buffer_rows(buf, start, k, nonzeros)
             if critic is not None:  # the policy above never sees the hidden hands
                 buf.hidden[start:start + k] = hidden_features(venv, mine, seat[mine])
                 value = critic(torch.from_numpy(buf.observations(start, start + k)),
@@ -222,7 +229,7 @@ def collect(net: PolicyValueNet, tables: Collector, buf: Rollout, num_steps: int
     ti, si = np.nonzero(last >= 0)
     if len(ti):
         o = torch.from_numpy(venv.observations(ti, si))
-        v = net.value_rows(o, weights) if critic is None else critic(o, torch.from_numpy(hidden_features(venv, ti, si)))
+        v = path.values(o) if critic is None else critic(o, torch.from_numpy(hidden_features(venv, ti, si)))
         buf.next_value[last[ti, si]] = v.numpy()
     # the next rollout starts new trajectories (the buffer indices do not carry over)
     last[:] = -1
@@ -249,14 +256,13 @@ def compute_gae(buf: Rollout, gamma: float, gae_lambda: float) -> tuple[np.ndarr
     return adv, adv + buf.values[:n]
 
 
-def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, buf: Rollout, adv: np.ndarray,
+def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, buf: Rollout, adv: np.ndarray,
                returns: np.ndarray, args: Args, critic: CentralCritic | None = None) -> dict:
     """CleanRL's PPO update on the rollout; returns the loss figures (means over minibatches) for logging.
     ``critic``: the value loss is the central critic's, plus the policy network's own value head's (unclipped)."""
     n = buf.size
     dev = next(net.parameters()).device  # the learner's (train.py --device)
-    # on the CPU the first layer runs on the non-zero entries only; elsewhere on the dense batch
-    b_obs = buf.sparse_observations(n) if dev.type == "cpu" else torch.from_numpy(buf.observations(0, n)).to(dev)
+    b_obs = training_path(net).batch(buf, n, dev)  # the mlp's: non-zero entries on the CPU; else dense rows
     b_hidden, b_mask, b_actions, b_logprobs, b_values, b_adv, b_returns = (
         torch.from_numpy(a).to(dev) for a in (buf.hidden[:n], buf.mask[:n], buf.actions[:n], buf.logprobs[:n],
                                               buf.values[:n], adv, returns))
@@ -271,7 +277,9 @@ def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, buf: Rollo
         for lo, hi in zip(bounds[:-1], bounds[1:]):
             mb = perm[lo:hi]
             mb_obs = b_obs.index_select(0, mb)  # faster than [mb]
-            logits, newvalue = net(mb_obs, b_mask.index_select(0, mb))
+            mb_mask = b_mask.index_select(0, mb)
+            logits, newvalue = net(mb_obs, mb_mask)
+            logits = mask_logits(logits, mb_mask)
             if critic is not None:
                 obs_value, newvalue = newvalue, critic(mb_obs, b_hidden.index_select(0, mb))
             logp, probs = policy_terms(logits)
@@ -364,11 +372,11 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
     torch.set_num_threads(args.torch_threads)
     seed_everything(args.seed)
     variant = load_variant(args.variant)
-    net = PolicyValueNet(OBS_SIZE, args.hidden_sizes, NUM_ACTIONS, args.activation)
+    net = build_network(args.network, options.network_config(args))
     with torch.random.fork_rng():  # the options leave the run's torch RNG (and so its warm start) as it was
         torch.manual_seed(args.seed + 1)
         critic = CentralCritic(OBS_SIZE, args.hidden_sizes, args.activation) if args.central_critic else None
-        pool = OpponentPool(args.pool_size, net.config()) if args.pool_fraction > 0 else None
+        pool = OpponentPool(args.pool_size, args.network, net.config()) if args.pool_fraction > 0 else None
     collect_rng = np.random.default_rng(args.seed)
     update, global_step, elapsed_before = 0, 0, 0.0
     if ckpt is not None:

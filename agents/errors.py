@@ -14,4 +14,9 @@ class CheckpointError(BeloteError):
     """A checkpoint file that cannot be loaded as a neural agent."""
 
 
-__all__ = ["BeloteError", "AgentSpecError", "CheckpointError"]
+class NetworkSpecError(BeloteError):
+    """A network spec (``mlp``, ``module:Class``) that cannot be imported or built, or a network that does not
+    follow the protocol of :mod:`agents.neural.protocol`."""
+
+
+__all__ = ["BeloteError", "AgentSpecError", "CheckpointError", "NetworkSpecError"]

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from agents.neural.agent import NeuralAgent, load_agent
 from agents.neural.checkpoint import CHECKPOINT_FORMAT, checkpoint_dict, load_checkpoint
-from agents.neural.network import MASKED_LOGIT, PolicyValueNet, build_net
+from agents.neural.network import MASKED_LOGIT, PolicyValueNet
+from agents.neural.protocol import build_net
 from agents.neural.sampling import policy_terms, sample_actions
 
 __all__ = ["NeuralAgent", "load_agent", "PolicyValueNet", "build_net", "MASKED_LOGIT", "CHECKPOINT_FORMAT",

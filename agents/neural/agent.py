@@ -21,12 +21,14 @@ import torch
 from agents.base import Agent
 from agents.counter_rng import to_uniform
 from agents.neural.checkpoint import load_checkpoint
-from agents.neural.network import PolicyValueNet, build_net
+from agents.neural.protocol import build_net, forward_rows, mask_logits
 from agents.neural.sampling import sample_actions
+from belote_env.observation import OBS_SIZE
+from belote_env.rules.actions import NUM_ACTIONS
 
 
 class NeuralAgent(Agent):
-    """An agent playing with a :class:`PolicyValueNet`.
+    """An agent playing with a network (:mod:`agents.neural.protocol`; the built-in one is :class:`~agents.neural.network.PolicyValueNet`).
 
     Greedy by default (the most probable legal action, the usual choice for
     evaluation); ``sample=True`` draws from the policy instead, with its own
@@ -37,7 +39,7 @@ class NeuralAgent(Agent):
     needs_info = False
     takes_seeds = True  # sampling draws row i from seeds[i] when given (agents.counter_rng)
 
-    def __init__(self, net: PolicyValueNet, name: str = "neural", sample: bool = False, seed: int | None = None,
+    def __init__(self, net: torch.nn.Module, name: str = "neural", sample: bool = False, seed: int | None = None,
                  device: str | torch.device = "cpu"):
         self.net = net
         self.name = name
@@ -56,18 +58,21 @@ class NeuralAgent(Agent):
                   seeds=None) -> list[int]:
         """One forward pass for the whole batch; returns one legal action per row (``seeds``: see
         :meth:`agents.base.Agent.act_batch`; with them the batch is also run row-invariantly:
-        :meth:`PolicyValueNet.forward_rows`)."""
+        :func:`agents.neural.protocol.forward_rows`)."""
         obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=self.device)
         mask = torch.as_tensor(np.asarray(action_masks), device=self.device).bool()
-        if obs.ndim != 2 or obs.shape[1] != self.net.obs_size:
-            raise ValueError(f"observations must have shape (batch, {self.net.obs_size}), got {tuple(obs.shape)}")
-        if mask.shape != (obs.shape[0], self.net.num_actions):
-            raise ValueError(f"action_masks must have shape ({obs.shape[0]}, {self.net.num_actions}), got {tuple(mask.shape)}")
+        if obs.ndim != 2 or obs.shape[1] != OBS_SIZE:
+            raise ValueError(f"observations must have shape (batch, {OBS_SIZE}), got {tuple(obs.shape)}")
+        if mask.shape != (obs.shape[0], NUM_ACTIONS):
+            raise ValueError(f"action_masks must have shape ({obs.shape[0]}, {NUM_ACTIONS}), got {tuple(mask.shape)}")
         if not bool(mask.any(dim=1).all()):
             raise ValueError("every action mask must allow at least one action (the seat must be the one to act)")
         was_training = self.net.training
         self.net.eval()
-        logits, _ = self.net(obs, mask) if seeds is None else self.net.forward_rows(obs, mask)
+        if seeds is None:
+            logits = mask_logits(self.net(obs, mask)[0], mask)
+        else:
+            logits = forward_rows(self.net, obs, mask)[0]
         self.net.train(was_training)
         if self.sample:
             probs = torch.softmax(logits, dim=1)

@@ -40,10 +40,12 @@ def weights_digest(state_dict: dict) -> str:
 
 
 def checkpoint_dict(net, **extra) -> dict:
-    """The dictionary a checkpoint file holds: format tag, model config, weights and their
-    digest, plus ``extra`` entries (train.py adds the optimizer, arguments, counters, RNGs)."""
+    """The dictionary a checkpoint file holds: format tag, the network's spec (``mlp`` or ``module:Class``) and
+    config, weights and their digest, plus ``extra`` entries (train.py adds the optimizer, arguments, counters, RNGs)."""
+    from agents.neural.protocol import network_spec
+
     model = net.state_dict()
-    return {"format": CHECKPOINT_FORMAT, "model_config": net.config(), "model": model,
+    return {"format": CHECKPOINT_FORMAT, "network": network_spec(net), "model_config": net.config(), "model": model,
             "model_digest": weights_digest(model), **extra}
 
 

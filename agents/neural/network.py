@@ -15,13 +15,11 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from pathlib import Path
 from typing import NamedTuple
 
 import torch
 from torch import nn
 
-from agents.errors import CheckpointError
 from agents.neural import onednn
 from agents.neural.sparse import SparseObs, csr_rows_linear, row_nonzeros, sparse_input_linear
 from belote_env.observation import OBS_SIZE
@@ -84,6 +82,10 @@ class PolicyValueNet(nn.Module):
     def config(self) -> dict:
         return {"obs_size": self.obs_size, "hidden_sizes": list(self.hidden_sizes),
                 "num_actions": self.num_actions, "activation": self.activation}
+
+    def training_path(self) -> _SparsePath:
+        """How training reads rows with this network (:mod:`agents.neural.protocol`): its fast path."""
+        return _SparsePath(self)
 
     def features(self, obs) -> torch.Tensor:
         """The trunk's output for a dense batch, or for a :class:`~agents.neural.sparse.SparseObs` batch, the
@@ -217,6 +219,35 @@ class PolicyValueNet(nn.Module):
         return x
 
 
+class _SparsePath:
+    """The MLP's training path (:func:`agents.neural.protocol.training_path`): the first layer on the rows'
+    non-zero entries and the other products on oneDNN, with the weights read once per rollout
+    (:meth:`PolicyValueNet.row_weights`); the PPO update and the warm start get :class:`SparseObs` batches on
+    the CPU. The same results as the dense layers up to float rounding, and row-invariant."""
+
+    def __init__(self, net: PolicyValueNet):
+        self.net = net
+        self.weights = None
+
+    def begin(self) -> None:
+        self.weights = self.net.row_weights()
+
+    def buffer_rows(self, buf, start: int, k: int, nonzeros) -> tuple[torch.Tensor, torch.Tensor]:
+        mask = torch.from_numpy(buf.mask[start:start + padded_rows(k)])  # the buffer keeps the padding rows
+        return self.net.forward_nonzeros(nonzeros, mask, k, self.weights)
+
+    def values(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.net.value_rows(obs, self.weights)
+
+    def batch(self, buf, n: int, device: torch.device):
+        if device.type == "cpu":
+            return buf.sparse_observations(n)
+        return torch.from_numpy(buf.observations(0, n)).to(device)  # the sparse first layer is the CPU's
+
+    def dense_batch(self, obs):
+        return SparseObs.from_dense(obs)
+
+
 ROW_MULTIPLE, MIN_ROWS = 8, 16
 
 
@@ -240,18 +271,3 @@ def one_thread(fn):
 def padded_rows(n: int) -> int:
     """The rows :meth:`PolicyValueNet.forward_rows` runs for a batch of ``n``: a multiple of 8, at least 16."""
     return max(MIN_ROWS, -(-n // ROW_MULTIPLE) * ROW_MULTIPLE)
-
-
-def build_net(ckpt: dict, path: str | Path = "checkpoint") -> PolicyValueNet:
-    """The network described by a checkpoint dictionary, with its weights loaded."""
-    try:
-        net = PolicyValueNet(**ckpt["model_config"])
-        net.load_state_dict(ckpt["model"])
-    except (TypeError, ValueError, RuntimeError, KeyError) as e:
-        raise CheckpointError(f"{path}: model config and weights do not match ({str(e).splitlines()[0][:200]})") from None
-    if net.obs_size != OBS_SIZE or net.num_actions != NUM_ACTIONS:
-        raise CheckpointError(
-            f"{path}: network expects {net.obs_size} observation floats and {net.num_actions} actions; "
-            f"this belote_env has {OBS_SIZE} and {NUM_ACTIONS} (checkpoint from another version?)"
-        )
-    return net

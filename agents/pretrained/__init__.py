@@ -94,7 +94,7 @@ def export_pretrained(checkpoint: str | Path, name: str, out_dir: str | Path = P
 
     from agents.errors import CheckpointError
     from agents.neural.checkpoint import atomic_save, checkpoint_dict, load_checkpoint
-    from agents.neural.network import build_net
+    from agents.neural.protocol import build_net
 
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name) or name.endswith(".pt"):
         from agents.errors import AgentSpecError

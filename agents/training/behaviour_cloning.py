@@ -18,11 +18,11 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from agents.neural.network import PolicyValueNet
-from agents.neural.sparse import SparseObs
+from agents.neural.protocol import mask_logits, training_path
 from agents.training.critic import HIDDEN_SIZE, hidden_features
 from agents.training.evaluation import evaluate, log_eval
 from agents.training.learner import adam
+from agents.training.options import network_config
 from agents.training.runs import init_checkpoint, save_checkpoint
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
@@ -96,7 +96,7 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
     return demo
 
 
-def behaviour_clone(net: PolicyValueNet, demo: Demonstrations, args, writer=None, critic=None) -> dict:
+def behaviour_clone(net: nn.Module, demo: Demonstrations, args, writer=None, critic=None) -> dict:
     """Fit ``net`` to the demonstrations: masked cross-entropy on the policy head, plus ``bc_value_coef`` times
     the squared error of the value head against the deal rewards. 5 % of the decisions (at most 10,000) are
     held out to measure accuracy. Logs ``bc/*`` to ``writer`` per epoch; returns the last epoch's figures.
@@ -105,7 +105,7 @@ def behaviour_clone(net: PolicyValueNet, demo: Demonstrations, args, writer=None
     perm = torch.randperm(n)
     n_val = min(10_000, n // 20)
     val_idx, train_idx = perm[:n_val], perm[n_val:]
-    obs, mask = SparseObs.from_dense(demo.obs), torch.from_numpy(demo.mask)
+    obs, mask = training_path(net).dense_batch(demo.obs), torch.from_numpy(demo.mask)  # the mlp: non-zero entries
     actions, returns = torch.from_numpy(demo.actions), torch.from_numpy(demo.returns)
     hidden = torch.from_numpy(demo.hidden) if critic is not None else None
     optimizer = adam([*net.parameters(), *(critic.parameters() if critic is not None else ())], args.bc_learning_rate)
@@ -124,7 +124,9 @@ def behaviour_clone(net: PolicyValueNet, demo: Demonstrations, args, writer=None
             # the learning rate falls linearly to a tenth over the warm start
             optimizer.param_groups[0]["lr"] = args.bc_learning_rate * (1.0 - 0.9 * step / total)
             mb = order[lo:lo + args.bc_batch_size]
-            logits, value = net(obs.index_select(0, mb), mask[mb].bool())
+            mb_mask = mask[mb].bool()
+            logits, value = net(obs.index_select(0, mb), mb_mask)
+            logits = mask_logits(logits, mb_mask)
             policy_loss = nn.functional.cross_entropy(logits, actions[mb])
             value_loss = 0.5 * ((value - returns[mb]) ** 2).mean()
             loss = policy_loss + args.bc_value_coef * value_loss
@@ -164,6 +166,7 @@ def _bc_validation(net, obs, mask, actions, returns) -> dict:
         return {}
     net.eval()
     logits, value = net(obs, mask.bool())
+    logits = mask_logits(logits, mask.bool())
     hit = logits.argmax(1) == actions
     bidding = actions >= 32
     out = {"val_accuracy": hit.float().mean().item(),
@@ -182,7 +185,7 @@ def warm_start(args, variant, net, agent, tables, writer, optimizer, eval_on: bo
     after it continues with PPO."""
     t0 = time.time()
     if args.init_from:
-        ckpt, path = init_checkpoint(args.init_from, args.hidden_sizes, args.activation)
+        ckpt, path = init_checkpoint(args.init_from, args.network, network_config(args))
         net.load_state_dict({k: t.float() for k, t in ckpt["model"].items()})  # shipped weights are half precision
         trained = (ckpt.get("trained") or ckpt).get("global_step", "?")
         print(f"init_from: the network of {path} (global_step {trained} in the run that wrote it; a shipped "

@@ -24,7 +24,7 @@ from torch import nn
 
 from agents.cli import CommandParser, check_writable
 from agents.neural.checkpoint import load_checkpoint
-from agents.neural.network import build_net
+from agents.neural.protocol import build_net, mask_logits
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
@@ -38,7 +38,7 @@ class ExportedPolicy(nn.Module):
 
     def forward(self, observation: torch.Tensor, action_mask: torch.Tensor):
         logits, value = self.net(observation, action_mask)
-        return logits, value
+        return mask_logits(logits, action_mask), value
 
 
 def _example():

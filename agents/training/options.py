@@ -44,6 +44,38 @@ def opponent_mix(value) -> dict:
     return {k: v for k, v in mix.items() if v > 0}
 
 
+def key_values(name: str, value) -> dict:
+    """A mapping from a YAML mapping or from ``key=value`` strings (each value read as YAML: numbers, lists,
+    true/false, strings)."""
+    bad = ConfigError(f"option {name!r} takes a mapping (YAML) or key=value items (command line), got {value!r}")
+    if isinstance(value, (list, tuple)):
+        items = {}
+        for item in value:
+            if not isinstance(item, str) or "=" not in item or item.startswith("="):
+                raise bad
+            k, v = item.split("=", 1)
+            try:
+                items[k] = yaml.safe_load(v) if v else ""
+            except yaml.YAMLError:
+                items[k] = v
+        value = items
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise bad
+    return dict(value)
+
+
+def network_config(args) -> dict:
+    """The keyword arguments the run's network is built from: for ``mlp`` the observation and action sizes,
+    ``hidden_sizes`` and ``activation`` (then ``network_kwargs``); for another network ``network_kwargs``."""
+    if args.network == "mlp":
+        from belote_env.observation import OBS_SIZE
+        from belote_env.rules.actions import NUM_ACTIONS
+
+        return {"obs_size": OBS_SIZE, "hidden_sizes": list(args.hidden_sizes), "num_actions": NUM_ACTIONS,
+                "activation": args.activation, **args.network_kwargs}
+    return dict(args.network_kwargs)
+
+
 def fields_of(cls) -> dict:
     return {f.name: f for f in dataclasses.fields(cls)}
 
@@ -53,6 +85,8 @@ def coerce(cls, name: str, value):
     f = fields_of(cls)[name]
     if name == "opponent_mix":
         return opponent_mix(value)
+    if name == "network_kwargs":
+        return key_values(name, value)
     if name in LIST_FIELDS:
         if isinstance(value, (str, int)):
             value = [value]
@@ -94,6 +128,8 @@ def build_parser(cls, description: str) -> argparse.ArgumentParser:
             p.add_argument(flag, nargs="+", type=LIST_FIELDS[name], default=None, help=f"{help_text} (default {default})")
         elif name == "opponent_mix":
             p.add_argument(flag, nargs="*", metavar="SPEC=FRACTION", default=None, help=f"{help_text} (default {default})")
+        elif name == "network_kwargs":
+            p.add_argument(flag, nargs="*", metavar="KEY=VALUE", default=None, help=f"{help_text} (default {default})")
         elif isinstance(default, bool):
             p.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=f"{help_text} (default {default})")
         else:
@@ -182,6 +218,21 @@ def learner_device(spec: str):
     return device
 
 
+def check_network(args) -> None:
+    """The run's network can be built from its options and answers the protocol (a forward pass on two rows),
+    with the torch RNG left as it was; ConfigError naming the option otherwise."""
+    import torch
+
+    from agents.errors import NetworkSpecError
+    from agents.neural.protocol import build_network, check_shapes
+
+    try:
+        with torch.random.fork_rng():
+            check_shapes(build_network(args.network, network_config(args)), f"option 'network' {args.network!r}")
+    except NetworkSpecError as e:
+        raise ConfigError(f"option 'network': {e}") from None
+
+
 def validate_train(args, resuming: bool = False):
     """``train.py``'s options checked before anything is written: ranges that would otherwise fail deep inside
     the loop, every agent spec (``opponent_mix``, ``eval_opponents``, ``bc_agent``) is a registered name
@@ -236,10 +287,11 @@ def validate_train(args, resuming: bool = False):
                           f"(num_envs * num_steps = {args.num_envs * args.num_steps})")
     from agents.registry import agent_names, is_checkpoint_spec
 
+    check_network(args)
     if args.init_from and not resuming:
         from agents.training.runs import init_checkpoint
 
-        init_checkpoint(args.init_from, args.hidden_sizes, args.activation)
+        init_checkpoint(args.init_from, args.network, network_config(args))
         if args.bc_agent:
             print(f"init_from {args.init_from}: no behaviour-cloning warm start (bc_agent {args.bc_agent!r} is unused)")
             args.bc_agent = ""

@@ -15,20 +15,21 @@ snapshots, bit for bit.
 from __future__ import annotations
 
 import torch
+from torch import nn
 
 from agents.neural.agent import NeuralAgent
-from agents.neural.network import PolicyValueNet
+from agents.neural.protocol import build_network
 
 
 class OpponentPool:
-    """Up to ``size`` snapshots of a :class:`PolicyValueNet` of config ``net_config``, in a ring: slot
+    """Up to ``size`` snapshots of a network of spec ``network`` and config ``net_config``, in a ring: slot
     ``i`` is the agent ``agents[i]``; ``updates[i]`` the update after which it was taken."""
 
-    def __init__(self, size: int, net_config: dict):
+    def __init__(self, size: int, network: str, net_config: dict):
         self.size = int(size)
         self.agents = []
         for i in range(self.size):
-            net = PolicyValueNet(**net_config)
+            net = build_network(network, net_config)
             net.eval()
             self.agents.append(NeuralAgent(net, name=f"pool:{i}", sample=True))
         self.updates: list[int] = []  # per filled slot
@@ -38,7 +39,7 @@ class OpponentPool:
         return len(self.updates)
 
     @torch.no_grad()
-    def add(self, net: PolicyValueNet, update: int) -> int:
+    def add(self, net: nn.Module, update: int) -> int:
         """A copy of ``net``'s current weights joins the pool (replacing the oldest when full); returns its slot."""
         slot = self.added % self.size
         self.agents[slot].net.load_state_dict({k: v.detach().cpu() for k, v in net.state_dict().items()})

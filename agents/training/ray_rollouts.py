@@ -39,8 +39,7 @@ import time
 import numpy as np
 
 from agents.training.collection import Collector, Rollout
-from belote_env.observation import OBS_SIZE
-from belote_env.rules.actions import NUM_ACTIONS
+from agents.training.options import network_config
 
 BUFFER_FIELDS = ("obs", "mask", "actions", "logprobs", "values", "rewards", "dones", "next_value", "next_index")
 PLAIN_FIELDS = BUFFER_FIELDS[2:]  # sent as they are; observations and masks are compacted (pack_rollout)
@@ -116,15 +115,15 @@ class RolloutWorker:
     (run as a Ray actor)."""
 
     def __init__(self, collect, variant, table_ids: list[int], opponent_mix: dict, end_on_redeal: bool,
-                 net_config: dict, num_steps: int):
+                 network: str, net_config: dict, num_steps: int):
         import torch
 
-        from agents.neural.network import PolicyValueNet
+        from agents.neural.protocol import build_network
 
         torch.set_num_threads(1)  # one thread: forward_rows is row-invariant (the local run's default too)
         self.collect_fn = collect
         self.variant, self.ids, self.mix, self.end_on_redeal = variant, table_ids, opponent_mix, end_on_redeal
-        self.net = PolicyValueNet(**net_config)
+        self.net = build_network(network, net_config)
         self.net.eval()
         self.buf = Rollout(len(table_ids) * num_steps)
         self.tables = None
@@ -172,10 +171,10 @@ class RayCollector:
         self.num_steps = args.num_steps
         self.table_ids = [a.tolist() for a in np.array_split(np.arange(args.num_envs), k)]  # actor i: a_i .. b_i - 1
         self.key = 0
-        net_config = {"obs_size": OBS_SIZE, "hidden_sizes": list(args.hidden_sizes), "num_actions": NUM_ACTIONS,
-                      "activation": args.activation}
+        net_config = network_config(args)
         self._spawn = lambda i: ray.remote(num_cpus=1, max_restarts=0)(RolloutWorker).remote(
-            collect, variant, self.table_ids[i], dict(args.opponent_mix), args.end_on_redeal, net_config, args.num_steps)
+            collect, variant, self.table_ids[i], dict(args.opponent_mix), args.end_on_redeal, args.network, net_config,
+            args.num_steps)
         self.actors = [self._spawn(i) for i in range(k)]
         self.replaced = 0  # actors that died and were replaced
         self.worker_sps: list[float] = [0.0] * k

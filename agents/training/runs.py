@@ -16,6 +16,7 @@ import torch
 
 from agents.errors import CheckpointError
 from agents.neural.checkpoint import atomic_save, checkpoint_dict, load_checkpoint
+from agents.training.errors import ConfigError
 
 
 def checkpoint_dir(args) -> Path:
@@ -76,11 +77,11 @@ def free_run_name(args, announce: bool = False) -> str:
     return name
 
 
-def init_checkpoint(spec: str, hidden_sizes, activation: str) -> tuple[dict, Path]:
+def init_checkpoint(spec: str, network: str, net_config: dict) -> tuple[dict, Path]:
     """The checkpoint dictionary and path named by ``init_from`` (a checkpoint path or a shipped agent's name,
-    ``ppo_coinche``), checked to hold a network of ``hidden_sizes`` and ``activation``; ConfigError otherwise."""
+    ``ppo_coinche``), checked to hold a network of spec ``network`` built from ``net_config`` (the run's);
+    ConfigError otherwise."""
     from agents.pretrained import available, weights_path
-    from agents.training.errors import ConfigError
 
     path = weights_path(spec)
     if not path.is_file():
@@ -90,11 +91,10 @@ def init_checkpoint(spec: str, hidden_sizes, activation: str) -> tuple[dict, Pat
         ckpt = load_checkpoint(path)
     except CheckpointError as e:
         raise ConfigError(f"option 'init_from': {e}") from None
-    config = ckpt["model_config"]
-    found = (list(config.get("hidden_sizes", [])), config.get("activation", "relu"))
-    if found != (list(hidden_sizes), activation):
-        raise ConfigError(f"option 'init_from': {path} holds a network of hidden_sizes {found[0]} and activation "
-                          f"{found[1]!r}; this run's are {list(hidden_sizes)} and {activation!r} (set them to match)")
+    found = (ckpt.get("network", "mlp"), ckpt["model_config"])
+    if found != (network, net_config):
+        raise ConfigError(f"option 'init_from': {path} holds the network {found[0]} {found[1]}; this run's is "
+                          f"{network} {net_config} (set network, network_kwargs, hidden_sizes and activation to match)")
     return ckpt, path
 
 
@@ -104,7 +104,6 @@ RESUME_ENTRIES = ("args", "optimizer", "update", "global_step", "rng")
 def resume_checkpoint(args, cli_overrides: dict | None = None) -> tuple[dict, Path, dict]:
     """The latest training checkpoint of the run, its path, and the options to continue with (the saved ones,
     overridden by those given on the command line); ConfigError when there is none or it holds weights only."""
-    from agents.training.errors import ConfigError
 
     path = latest_checkpoint(args)
     if path is None:
@@ -130,6 +129,8 @@ def resume_checkpoint(args, cli_overrides: dict | None = None) -> tuple[dict, Pa
 FIXED_ON_RESUME = {
     "hidden_sizes": "the checkpoint's network has the run's sizes; train another network in a new run",
     "activation": "the checkpoint's network has the run's activation; train another network in a new run",
+    "network": "the checkpoint holds the run's network; train another network in a new run",
+    "network_kwargs": "the checkpoint's network was built from the run's network_kwargs; train another in a new run",
     "num_envs": "the run's updates are batches of num_envs x num_steps decisions",
     "num_steps": "the run's updates are batches of num_envs x num_steps decisions",
 }

@@ -132,7 +132,7 @@ def test_init_from_starts_from_a_trained_network_instead_of_the_warm_start(tmp_p
     args, _, _ = train.parse_args(["--config", "configs/train/tiny.yaml", "--hidden-sizes", "256", "256",
                                    "--init-from", "ppo_coinche"])
     assert args.init_from == "ppo_coinche"
-    with pytest.raises(train.ConfigError, match=r"hidden_sizes \[256, 256\].*this run's are \[32\]"):
+    with pytest.raises(train.ConfigError, match=r"'hidden_sizes': \[256, 256\].*this run's is mlp .*'hidden_sizes': \[32\]"):
         train.parse_args(["--config", "configs/train/tiny.yaml", "--init-from", "ppo_coinche"])
     with pytest.raises(train.ConfigError, match="neither a checkpoint file nor a shipped agent"):
         train.parse_args(["--config", "configs/train/tiny.yaml", "--init-from", str(tmp_path / "no.pt")])

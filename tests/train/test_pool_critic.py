@@ -39,7 +39,7 @@ def _tables(seed, pool, fraction=0.5, n=64):
 
 def test_pool_tables_are_drawn_from_the_collection_rng():
     net = PolicyValueNet(hidden_sizes=[8])
-    pool = OpponentPool(3, net.config())
+    pool = OpponentPool(3, "mlp", net.config())
     empty = _tables(1, pool)  # no snapshot yet: the pool's share of tables plays itself
     assert not (empty.opponent == empty.labels.index(POOL)).any() and (empty.runner.seating <= 0).all()
     for u in range(5):
@@ -64,17 +64,17 @@ def test_pool_tables_are_drawn_from_the_collection_rng():
 
 def test_pool_state_round_trips():
     net = PolicyValueNet(hidden_sizes=[8])
-    pool = OpponentPool(3, net.config())
+    pool = OpponentPool(3, "mlp", net.config())
     for u in range(4):
         with torch.no_grad():
             net.value.bias.fill_(float(u))
         pool.add(net, 10 * u)
-    same = OpponentPool(3, net.config())
+    same = OpponentPool(3, "mlp", net.config())
     same.load_state(pool.state())
     assert (same.updates, same.added) == (pool.updates, pool.added)
     for x, y in zip(pool.agents, same.agents):
         assert all(torch.equal(x.net.state_dict()[k], v) for k, v in y.net.state_dict().items())
-    small = OpponentPool(2, net.config())  # a smaller pool on resume keeps the newest snapshots
+    small = OpponentPool(2, "mlp", net.config())  # a smaller pool on resume keeps the newest snapshots
     small.load_state(pool.state())
     assert small.updates == [20, 30] and [float(a.net.value.bias.detach()) for a in small.agents] == [2.0, 3.0]
     small.add(net, 40)

@@ -29,13 +29,16 @@ def ray_module():
     return pytest.importorskip("ray")
 
 
-@pytest.mark.parametrize("threads", ["1", "2"])
-def test_a_ray_run_trains_the_weights_of_a_local_run(tmp_path, ray_module, threads):
+@pytest.mark.parametrize("threads,network", [("1", "mlp"), ("2", "mlp"), ("1", "own")])
+def test_a_ray_run_trains_the_weights_of_a_local_run(tmp_path, ray_module, threads, network):
     # 8 tables on 3 actors (3, 3 and 2 tables); a checkpoint every 2 updates re-deals the tables from a new key.
-    # With two torch threads the update runs on both, collection on one, here and in the actors.
+    # With two torch threads the update runs on both, collection on one, here and in the actors. "own": a network
+    # of the user's code on the dense training path (tests/train/outside_net.py), row-invariant as well.
     options = ["--config", "configs/train/tiny.yaml", "--total-timesteps", str(5 * 512), "--eval-every", "0",
                "--final-eval-pairs", "0", "--checkpoint-every", "2", "--runs-dir", str(tmp_path),
                "--torch-threads", threads]
+    if network == "own":
+        options += ["--network", "tests.train.outside_net:TwoTowers", "--network-kwargs", "width=16"]
     run_train(*options, "--run-name", "local", timeout=300)
     run_train(*options, "--run-name", "ray", "--ray-workers", "3", timeout=300)
     local = torch.load(tmp_path / "local" / "checkpoints" / "latest.pt", weights_only=True)
