@@ -35,7 +35,7 @@ from agents.neural.network import MASKED_LOGIT, padded_rows
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
-BUILTIN_NETWORKS = {"mlp": "agents.neural.network:PolicyValueNet"}
+BUILTIN_NETWORKS = {"mlp": "agents.neural.network:PolicyValueNet", "cardset": "agents.neural.cardset:CardSetNet"}
 
 
 def network_class(spec: str) -> type:

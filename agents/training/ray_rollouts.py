@@ -49,7 +49,7 @@ def pack_rollout(buf, n: int) -> dict:
     """The first ``n`` decisions of the rollout ``buf`` as an actor sends them: the observations as their
     non-zero entries (as the buffer keeps them, in ``to_csr``'s form: about 37 of 853 per row), the legal-action
     masks as bits, the other fields as they are (about 12x fewer bytes than dense observations and masks on
-    coinche.yaml: ``benchmarks/bench_ray_collect.py``)."""
+    coinche.yaml: ``benchmarks/dev/bench_ray_collect.py``)."""
     out = {f: getattr(buf, f)[:n] for f in PLAIN_FIELDS}
     out["per_step"] = np.asarray(buf.per_step, dtype=np.int32)
     out["obs_csr"] = buf.csr_observations(n)  # the buffer's own form, columns as int16

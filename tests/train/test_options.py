@@ -73,3 +73,11 @@ def test_evaluate_takes_a_shipped_agent_on_its_own_variant_and_writes_outside_th
     args, ns, cli = train.parse_args(["--evaluate", "ppo_contree", "--variant", "coinche", "--final-eval-pairs", "2",
                                       "--eval-opponents", "random", "--runs-dir", str(tmp_path), "--no-progress"])
     assert train.evaluate_checkpoint(ns.evaluate, args, cli)["variant"] == "coinche"  # the command line wins
+
+
+@pytest.mark.parametrize("config", sorted(p.name for p in (REPO / "configs" / "train").glob("*.yaml")))
+def test_every_shipped_config_parses_and_validates(config):
+    import train
+
+    args, _, _ = train.parse_args(["--config", f"configs/train/{config}"])
+    assert args.exp_name == config.removesuffix(".yaml") and args.total_timesteps >= args.num_envs * args.num_steps

@@ -1,7 +1,7 @@
 """Training collection on Ray rollout actors (``train.py --ray-workers K``): steps/s with 1 and 2 actors, side by
 side, and the bytes that cross the network per update.
 
-    python benchmarks/bench_ray_collect.py [--config configs/train/coinche.yaml] [--workers 1 2] [--updates 4]
+    python benchmarks/dev/bench_ray_collect.py [--config configs/train/coinche.yaml] [--workers 1 2] [--updates 4]
                                            [--repeats 3] [--address ADDR] [--tables-per-worker T]
 
 Each round times ``RayCollector.collect`` (weights out, every actor's rollout, trajectories back and merged)
@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
