@@ -18,6 +18,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from belote_env.numba_cache import heal_damaged_files
+
+heal_damaged_files()  # a damaged cache file of the kernels below is compiled again, not fatal
+
 OPPONENT, TEAM, SNAPSHOT, NETWORK, AGENT, RESEED = range(1, 7)  # the streams
 
 _G = 0x9E3779B97F4A7C15  # 2**64 / golden ratio (Python int: scalar products wrap by hand, without numpy's warning)

@@ -9,7 +9,10 @@ import numpy as np
 
 from agents.base import Agent
 from agents.counter_rng import uniform1
+from belote_env.numba_cache import heal_damaged_files
 from belote_env.rules.info import InfoState
+
+heal_damaged_files()  # a damaged cache file of the kernels below is compiled again, not fatal
 
 
 class RandomAgent(Agent):

@@ -34,8 +34,11 @@ import numpy as np
 
 from agents.arena.errors import AgentActionError
 from agents.base import Agent
+from belote_env.numba_cache import heal_damaged_files
 from belote_env.rules.actions import action_name
 from belote_env.rules.scoring import Outcome
+
+heal_damaged_files()  # a damaged cache file of the kernels below is compiled again, not fatal
 
 MAX_REDEALS = 64
 _MADE = tuple(Outcome).index(Outcome.MADE)

@@ -464,7 +464,7 @@ def kernels():
     covers this file, whose constants the kernels freeze)."""
     global _kernels
     if _kernels is None:
-        from belote_env.fast import import_cached
+        from belote_env.numba_cache import import_cached
 
         here = Path(__file__).resolve().parent
         _kernels = import_cached("agents.heuristic.kernels", "numba-heuristic", here / "agent.py",

@@ -14,7 +14,7 @@ recording): whole episodes run at about a million decisions a second, the
 engine's steps included, where ``act`` with the ``InfoState`` a table builds
 for it takes 6 to 8 µs a decision (``python benchmarks/bench_agents.py``).
 
-Imported through ``belote_env.fast.import_cached`` (:func:`kernels` in
+Imported through ``belote_env.numba_cache.import_cached`` (:func:`kernels` in
 ``agents.heuristic``), so its compiled code is cached with the engine's and a
 change to the agent's constants recompiles it.
 """

@@ -8,6 +8,10 @@ import numba
 import numpy as np
 import torch
 
+from belote_env.numba_cache import heal_damaged_files
+
+heal_damaged_files()  # a damaged cache file of the kernels below is compiled again, not fatal
+
 
 def policy_terms(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Log-probabilities and probabilities of masked logits (``torch.log_softmax`` / ``torch.softmax``).

@@ -32,6 +32,10 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
+from belote_env.numba_cache import heal_damaged_files
+
+heal_damaged_files()  # a damaged cache file of the kernels below is compiled again, not fatal
+
 
 @numba.njit(cache=True, nogil=True)
 def _count_nonzeros(x):

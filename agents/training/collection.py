@@ -26,6 +26,9 @@ import numpy as np
 from agents import counter_rng
 from agents.arena.loop import MAX_REDEALS, Runner
 from agents.neural.sparse import append_csr, place_csr
+from belote_env.numba_cache import heal_damaged_files
+
+heal_damaged_files()  # a damaged cache file of the kernels below is compiled again, not fatal
 
 POOL = "pool"  # the label of the pool's tables in the training statistics (charts/return_vs_pool)
 

@@ -30,11 +30,11 @@ _dd = None
 
 def kernels():
     """The :mod:`.dd` kernel module, imported with numba's cache in a folder named after the sources' digest
-    (``belote_env.fast.import_cached``: numba checks only the defining file's timestamp; the kernels freeze
+    (``belote_env.numba_cache.import_cached``: numba checks only the defining file's timestamp; the kernels freeze
     constants of other modules)."""
     global _dd
     if _dd is None:
-        from ..fast import import_cached
+        from ..numba_cache import import_cached
 
         _dd = import_cached(f"{__name__}.dd", "numba-search", *Path(__file__).resolve().parent.glob("*.py"))
     return _dd
