@@ -61,6 +61,7 @@ from agents.training.options import fields_of
 from agents.training.pool import OpponentPool
 from agents.training.runs import (
     checkpoint_dir,
+    claim_run,
     free_run_name,
     latest_checkpoint,
     restore_rngs,
@@ -355,10 +356,16 @@ def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, a
     ``auto_run_name``: the run name is the default one (not chosen by the user); a fresh run whose directory
     already has checkpoints then goes to the next free ``<run_name>_<k>`` instead of being refused.
     """
-    from torch.utils.tensorboard import SummaryWriter
-
     if auto_run_name and not resume:
         args.run_name = free_run_name(args, announce=True)
+    with claim_run(Path(args.runs_dir) / args.run_name):  # one process per run folder; refused before writing
+        return _train(args, resume, cli_overrides)
+
+
+def _train(args: Args, resume: bool, cli_overrides: dict | None) -> dict:
+    """:func:`train` in the run folder it holds."""
+    from torch.utils.tensorboard import SummaryWriter
+
     run_dir = Path(args.runs_dir) / args.run_name
     ckpt, path = None, None
     if resume:

@@ -13,13 +13,13 @@ to a temporary name, flushed and renamed (never half written), and read with
 from __future__ import annotations
 
 import hashlib
-import os
 import warnings
 from pathlib import Path
 
 import torch
 
 from agents.errors import CheckpointError
+from agents.files import replacing
 from belote_env.rules.variant import short_repr
 
 CHECKPOINT_FORMAT = "belote_env-checkpoint/2"  # /2: the weights carry a digest, checked on load
@@ -92,10 +92,7 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> dic
 
 
 def atomic_save(obj, path: Path) -> None:
-    """torch.save to ``<path>.tmp``, flushed to disk, then renamed over ``path``."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
+    """torch.save to a temporary name unique to this process and call, flushed to disk, then renamed over
+    ``path``; removed if the save fails (:func:`agents.files.replacing`)."""
+    with replacing(path) as tmp, open(tmp, "wb") as fh:
         torch.save(obj, fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)

@@ -10,4 +10,8 @@ class ConfigError(BeloteError):
     """A bad training option, config file or command-line value (a ValueError)."""
 
 
-__all__ = ["ConfigError"]
+class RunInUseError(ConfigError):
+    """The run folder is held by another ``train.py`` process (:func:`agents.training.runs.claim_run`)."""
+
+
+__all__ = ["ConfigError", "RunInUseError"]

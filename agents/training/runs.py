@@ -1,4 +1,5 @@
-"""Run folders and exact resume for ``train.py``: where a run's checkpoints go (``<runs_dir>/<run_name>/checkpoints``),
+"""Run folders and exact resume for ``train.py``: a run folder held by one process at a time (:func:`claim_run`),
+where a run's checkpoints go (``<runs_dir>/<run_name>/checkpoints``),
 :func:`save_checkpoint` (the weights, the optimizer, the options, the counters and every RNG state, written
 atomically to ``ckpt_<update>.pt`` and ``latest.pt``), :func:`resume_checkpoint` and :func:`restore_rngs` (a
 resumed run continues bit for bit), and :func:`init_checkpoint` (``--init-from``). The file format itself is
@@ -7,8 +8,13 @@ resumed run continues bit for bit), and :func:`init_checkpoint` (``--init-from``
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import fcntl
+import os
 import random
+import socket
+import time
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +22,41 @@ import torch
 
 from agents.errors import CheckpointError
 from agents.neural.checkpoint import atomic_save, checkpoint_dict, load_checkpoint
-from agents.training.errors import ConfigError
+from agents.training.errors import ConfigError, RunInUseError
+
+LOCK_FILE = "run.lock"
+
+
+@contextlib.contextmanager
+def claim_run(run_dir: Path):
+    """Hold the run folder ``run_dir`` for this process while the block runs: an exclusive lock on
+    ``<run_dir>/run.lock`` (``flock``; the system releases it when the process ends, killed or not, so it is
+    never stale). A folder another process holds raises :class:`RunInUseError` naming that process, before
+    anything is written; a folder that cannot be created raises :class:`ConfigError`. The lock file stays
+    (removing it would let a third process lock a new file while a second one waits on the old)."""
+    run_dir = Path(run_dir)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        fh = open(run_dir / LOCK_FILE, "a+")  # noqa: SIM115 (held until the block ends)
+    except OSError as e:
+        raise ConfigError(f"cannot use the run folder {str(run_dir)!r}: {e.strerror or e}") from None
+    try:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "another process"
+            raise RunInUseError(f"run {run_dir.name!r} ({run_dir}) is in use by {holder}; wait for it to end, "
+                                "or choose another --run-name") from None
+        with contextlib.suppress(OSError):  # who holds it, for the message above (a full disk only loses that)
+            fh.seek(0)
+            fh.truncate()
+            fh.write(f"train.py pid {os.getpid()} on {socket.gethostname()}, since "
+                     f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+            fh.flush()
+        yield run_dir
+    finally:
+        fh.close()  # releases the lock
 
 
 def checkpoint_dir(args) -> Path:
