@@ -14,4 +14,8 @@ class RunInUseError(ConfigError):
     """The run folder is held by another ``train.py`` process (:func:`agents.training.runs.claim_run`)."""
 
 
-__all__ = ["ConfigError", "RunInUseError"]
+class ExportError(BeloteError):
+    """An export destination that cannot take the file (:mod:`agents.training.export`)."""
+
+
+__all__ = ["ConfigError", "ExportError", "RunInUseError"]

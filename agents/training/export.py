@@ -11,11 +11,17 @@ TorchScript) loads with ``torch.export.load(path).module()`` and TorchScript
 with ``torch.jit.load`` (no project code needed for either); ONNX needs the
 ``onnx`` package to write (``pip install belote_env[export]``) and runs in
 onnxruntime or any ONNX runtime.
+
+Each file is serialized in memory, then written under a temporary name and renamed
+(:func:`agents.files.replacing`): a full disk or a kill never leaves a partial file, and
+an existing file is replaced whole. A destination that is a folder is refused
+(:class:`~agents.training.errors.ExportError`).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from pathlib import Path
 
@@ -23,8 +29,10 @@ import torch
 from torch import nn
 
 from agents.cli import CommandParser, check_writable
+from agents.files import replacing
 from agents.neural.checkpoint import load_checkpoint
 from agents.neural.protocol import build_net, mask_logits
+from agents.training.errors import ExportError
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
@@ -45,40 +53,63 @@ def _example():
     return torch.zeros(2, OBS_SIZE), torch.ones(2, NUM_ACTIONS, dtype=torch.bool)
 
 
+def _destination(out: str | Path, example: str = "policy.pt", flag: str = "") -> Path:
+    """``out`` as a Path; ExportError if it is a folder (the file would have no name)."""
+    out = Path(out)
+    if out.is_dir():
+        raise ExportError(f"{flag + ' ' if flag else ''}{str(out)!r} is a folder; give a file path, such as "
+                          f"{str(out / example)!r}")
+    return out
+
+
+def _write(out: Path, buffer: io.BytesIO) -> Path:
+    """The serialized export written whole to ``out`` (temporary name, flushed, renamed); ExportError naming the
+    file when it cannot be written (a full disk, a read-only folder), with nothing left behind."""
+    try:
+        with replacing(out) as tmp:
+            tmp.write_bytes(buffer.getbuffer())
+    except OSError as e:
+        raise ExportError(f"cannot write {str(out)!r}: {e.strerror or e}") from None
+    return out
+
+
 def export_torchscript(checkpoint: str | Path, out: str | Path) -> Path:
     """A TorchScript file of the checkpoint's policy (``torch.jit.load(out)``)."""
+    out = _destination(out)
     model = ExportedPolicy(build_net(load_checkpoint(checkpoint), checkpoint))
     with torch.no_grad():
         traced = torch.jit.trace(model, _example())
-    out = Path(out)
-    traced.save(str(out))
-    return out
+    buffer = io.BytesIO()
+    torch.jit.save(traced, buffer)
+    return _write(out, buffer)
 
 
 def export_program(checkpoint: str | Path, out: str | Path) -> Path:
     """A ``torch.export`` program of the checkpoint's policy, dynamic batch size (``torch.export.load(out).module()``)."""
+    out = _destination(out, "policy.pt2")
     model = ExportedPolicy(build_net(load_checkpoint(checkpoint), checkpoint))
     batch = torch.export.Dim("batch", min=1)
     with torch.no_grad():
         program = torch.export.export(model, _example(),
                                       dynamic_shapes={"observation": {0: batch}, "action_mask": {0: batch}})
-    out = Path(out)
-    torch.export.save(program, str(out))
-    return out
+    buffer = io.BytesIO()
+    torch.export.save(program, buffer)
+    return _write(out, buffer)
 
 
 def export_onnx(checkpoint: str | Path, out: str | Path) -> Path:
     """An ONNX file of the checkpoint's policy, dynamic batch size (needs the ``onnx`` package)."""
+    out = _destination(out, "policy.onnx")
     model = ExportedPolicy(build_net(load_checkpoint(checkpoint), checkpoint))
-    out = Path(out)
+    buffer = io.BytesIO()
     with torch.no_grad():
         torch.onnx.export(
-            model, _example(), str(out), dynamo=False, input_names=["observation", "action_mask"],
+            model, _example(), buffer, dynamo=False, input_names=["observation", "action_mask"],
             output_names=["logits", "value"],
             dynamic_axes={"observation": {0: "batch"}, "action_mask": {0: "batch"}, "logits": {0: "batch"},
                           "value": {0: "batch"}},
         )
-    return out
+    return _write(out, buffer)
 
 
 def main(argv=None) -> int:
@@ -92,8 +123,11 @@ def main(argv=None) -> int:
     if not args.program and not args.torchscript and not args.onnx:
         p.error("give at least one of --program PATH, --torchscript PATH, --onnx PATH")
     try:
-        for flag, path in (("--program", args.program), ("--torchscript", args.torchscript), ("--onnx", args.onnx)):
-            if path:  # its folder is made if needed and must be writable, before the export
+        for flag, path, example in (("--program", args.program, "policy.pt2"),
+                                    ("--torchscript", args.torchscript, "policy.pt"),
+                                    ("--onnx", args.onnx, "policy.onnx")):
+            if path:  # a file path whose folder is made if needed and must be writable, before any export
+                _destination(path, example, flag)
                 check_writable(Path(path).resolve().parent, flag)
         if args.program:
             print(f"wrote {export_program(args.checkpoint, args.program)}")

@@ -89,3 +89,49 @@ def test_command_line(checkpoint, tmp_path, capsys):
     with pytest.raises(SystemExit):
         main([str(path)])  # nothing to write
     assert "--program PATH" in capsys.readouterr().err
+
+
+FLAGS = ("--program", "--torchscript", "--onnx")
+
+
+@pytest.mark.parametrize("flag", FLAGS)
+def test_a_folder_destination_is_refused_with_one_line_before_any_export(checkpoint, tmp_path, capsys, flag):
+    path, _ = checkpoint
+    folder = tmp_path / "dir"
+    folder.mkdir()
+    first = tmp_path / "first.pt2"
+    argv = [str(path), flag, str(folder)] if flag == "--program" else [str(path), "--program", str(first), flag,
+                                                                       str(folder)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {flag} '{folder}' is a folder; give a file path, such as '{folder}/policy.")
+    assert err.count("\n") == 1
+    assert not first.exists() and list(folder.iterdir()) == []  # refused before anything was written
+    export = {"--program": export_program, "--torchscript": export_torchscript, "--onnx": export_onnx}[flag]
+    with pytest.raises(ValueError, match="is a folder"):
+        export(path, folder)
+
+
+FULL_DISK = """
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit then fails with EFBIG, as a full disk would
+resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))
+from agents.training.export import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("flag", FLAGS)
+def test_a_write_that_fails_leaves_no_partial_file_and_the_old_one_whole(checkpoint, tmp_path, flag):
+    import subprocess
+    import sys
+
+    path, _ = checkpoint
+    out = tmp_path / "policy.out"
+    out.write_text("the previous export")
+    proc = subprocess.run([sys.executable, "-c", FULL_DISK, str(path), flag, str(out)], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert proc.stderr == f"error: cannot write '{out}': File too large\n"
+    assert out.read_text() == "the previous export"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["policy.out"]  # no temporary file left
