@@ -8,9 +8,12 @@ uniformly random legal action drawn from the observation's action mask, and
 ``step()`` (the dead steps at the end of each deal count as steps, as
 PettingZoo's loop makes them), resets included; then full deals per second
 of that same loop. Last, for scale, the same loop on ``raw_env`` (no
-wrappers) for coinche. Each figure is the median of ``--repeats`` runs, with
-the min and max beside it; the process runs on one core (Python is single
-threaded), so the figures are per core.
+wrappers) for coinche, and, when OpenSpiel is installed, OpenSpiel's game
+(``python_belote``, belote_env.integrations.openspiel) in its own standard loop,
+run by run between the AEC env's runs: chance outcomes and uniformly random legal
+actions, then the same reading each decision's observation tensor. Each figure is
+the median of ``--repeats`` runs, with the min and max beside it; the process runs
+on one core (Python is single threaded), so the figures are per core.
 """
 
 from __future__ import annotations
@@ -68,6 +71,32 @@ def run_raw_loop(e, deals: int, seed: int) -> tuple[int, float]:
     return steps, time.perf_counter() - t
 
 
+def run_openspiel_loop(game, deals: int, seed: int, observe: str = "") -> tuple[int, float]:
+    """Play ``deals`` OpenSpiel episodes: uniform chance outcomes and legal actions; with ``observe``, the acting
+    player's observation read before each decision, by ``state.observation_tensor`` ("tensor") or by OpenSpiel's
+    observer API (``make_observation(game).set_from``, "observer"); returns (player decisions, seconds)."""
+    from open_spiel.python.observation import make_observation
+
+    observer = make_observation(game)
+    rng = random.Random(seed)
+    choice = rng.choice
+    steps = 0
+    t = time.perf_counter()
+    for _ in range(deals):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(choice(state.chance_outcomes())[0])
+            else:
+                if observe == "tensor":
+                    state.observation_tensor(state.current_player())
+                elif observe == "observer":
+                    observer.set_from(state, state.current_player())
+                state.apply_action(choice(state.legal_actions()))
+                steps += 1
+    return steps, time.perf_counter() - t
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--deals", type=int, default=500, help="deals per run")
@@ -88,6 +117,29 @@ def main() -> None:
     e = belote_env.raw_env("coinche")
     runs = [run_raw_loop(e, args.deals, seed) for seed in range(args.repeats)]
     print(fmt("AEC steps/s coinche (raw_env, no wrappers)", [s / t for s, t in runs], "steps/s"), flush=True)
+    try:
+        import importlib
+
+        import pyspiel
+
+        importlib.import_module("belote_env.integrations.openspiel")  # registers python_belote
+    except ImportError:
+        print("OpenSpiel not installed: pip install -e '.[openspiel]' adds its rows")
+        return
+    game, e = pyspiel.load_game("python_belote(variant=coinche)"), belote_env.env("coinche")
+    rates = {"": [], "observer": [], "tensor": []}
+    aec = []
+    for seed in range(args.repeats):  # interleaved, so that the machine's drift hits every contender alike
+        aec.append(args.deals / run_loop(e, args.deals, seed)[1])
+        for observe, runs in rates.items():
+            runs.append(args.deals / run_openspiel_loop(game, args.deals, seed, observe)[1])
+    print(fmt("deals/s coinche, AEC env (agent_iter + last + masked random)", aec, "deals/s"))
+    for observe, label in (("", "no observation"), ("observer", "make_observation(game).set_from"),
+                           ("tensor", "state.observation_tensor")):
+        print(fmt(f"deals/s coinche, OpenSpiel python_belote, {label}", rates[observe], "deals/s"))
+        ratio = sorted(b / a for a, b in zip(aec, rates[observe]))
+        print(f"  / AEC env, run by run: median {ratio[len(ratio) // 2]:.2f}x (min {ratio[0]:.2f}, "
+              f"max {ratio[-1]:.2f})", flush=True)
 
 
 if __name__ == "__main__":

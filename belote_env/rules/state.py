@@ -463,7 +463,7 @@ class DealState:
         for key in ("variant", "dealer", "hands"):
             if key not in fields:
                 raise NotationError(f"position has no {key!r} field")
-        variant = Variant.from_dict(_parse_switches(fields["variant"]), "position 'variant' field")
+        variant = Variant.from_dict(parse_switches(fields["variant"]), "position 'variant' field")
         try:
             dealer = int(fields["dealer"])
             garde = int(fields.get("garde", "0"))
@@ -534,7 +534,7 @@ def _fmt_value(v) -> str:
     return str(v)
 
 
-def _parse_switches(text: str) -> dict:
+def parse_switches(text: str) -> dict:
     out = {}
     for tok in text.split():
         key, sep, value = tok.partition("=")

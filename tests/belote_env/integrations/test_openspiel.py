@@ -1,0 +1,135 @@
+"""OpenSpiel: every variant as ``python_belote``, checked by OpenSpiel's own random simulation test (with
+serialisation), against the rules core step by step, for privacy, and with OpenSpiel's ISMCTS bot.
+Skipped where OpenSpiel is not installed (it is in the README's test command: the ``dev`` extra)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from belote_env.integrations import openspiel as belote_os  # noqa: E402
+from belote_env.rules.errors import NotationError  # noqa: E402
+from belote_env.rules.state import DealState  # noqa: E402
+from belote_env.variants import variant_names, variant_path  # noqa: E402
+
+FAMILIES = ("belote_classique", "coinche", "contree", "cobrecaf_81")
+
+
+def random_state(game, rng, stop=lambda s: False):
+    """Play chance and players uniformly from the start until the end or until ``stop(state)``."""
+    state = game.new_initial_state()
+    while not state.is_terminal() and not stop(state):
+        if state.is_chance_node():
+            state.apply_action(rng.choice(state.chance_outcomes())[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+@pytest.mark.parametrize("name", variant_names())
+def test_openspiel_random_simulation_test_passes_on_every_shipped_variant(name):
+    game = pyspiel.load_game(f"python_belote(variant={name})")
+    pyspiel.random_sim_test(game, num_sims=8, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("name", ["belote_classique", "coinche"])
+def test_openspiel_random_simulation_test_passes_on_game_episodes(name):
+    game = pyspiel.load_game(f"python_belote(variant={name},episode=game,switches=target:300)")
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_step_agrees_with_the_rules_core(family):
+    # the full check (10,000 deals per family) is benchmarks/dev/verify_openspiel.py; this is a sample of it
+    assert belote_os.verify_against_rules_core(family, deals=150, seed=1) == []
+
+
+def test_a_seat_sees_nothing_of_another_seat_s_hidden_cards():
+    rng = random.Random(5)
+    for family in FAMILIES:
+        game = pyspiel.load_game(f"python_belote(variant={family})")
+        for _ in range(20):
+            cut = rng.randrange(1, 25)
+            state = random_state(game, rng, stop=lambda s: not s.is_chance_node() and len(s.history()) > 32 + cut)
+            if state.is_terminal():
+                continue
+            seat = state.current_player()
+            other = state.resample_from_infostate(seat, pyspiel.UniformProbabilitySampler(0., 1.))
+            assert other.information_state_string(seat) == state.information_state_string(seat)
+            assert other.observation_string(seat) == state.observation_string(seat)
+            np.testing.assert_array_equal(other.information_state_tensor(seat), state.information_state_tensor(seat))
+            np.testing.assert_array_equal(other.observation_tensor(seat), state.observation_tensor(seat))
+            assert other.legal_actions() == state.legal_actions()
+
+
+def test_swapping_two_hidden_cards_between_other_seats_changes_nothing_a_seat_sees():
+    game = pyspiel.load_game("python_belote(variant=coinche)")
+    deck = list(range(32))
+    random.Random(1).shuffle(deck)
+    swapped = deck[:]
+    swapped[1], swapped[3] = swapped[3], swapped[1]  # seats 2 and 0 (from the dealer's left): seat 1 sees neither
+    a, b = game.new_initial_state(), game.new_initial_state()
+    for x, y in zip(deck, swapped):
+        a.apply_action(x)
+        b.apply_action(y)
+    for s in (a, b):
+        s.apply_action(32)  # seat 1 passes
+    assert a.information_state_string(1) == b.information_state_string(1)
+    np.testing.assert_array_equal(a.information_state_tensor(1), b.information_state_tensor(1))
+    assert a.information_state_string(0) != b.information_state_string(0)
+
+
+def test_the_state_prints_in_the_position_notation():
+    game = pyspiel.load_game("python_belote(variant=belote_classique)")
+    rng = random.Random(2)
+    for _ in range(30):
+        state = random_state(game, rng, stop=lambda s: not s.is_chance_node() and rng.random() < 0.05)
+        if state.is_terminal() or state.is_chance_node():
+            continue
+        parsed = DealState.parse(str(state))
+        assert parsed.legal_actions() == state.legal_actions()
+        assert parsed.format() == str(state)
+
+
+def test_parameters_and_their_errors(tmp_path):
+    game = pyspiel.load_game("python_belote(variant=contree,switches=target:2000 undertrump:false,episode=game)")
+    assert (game.variant.name, game.variant.target, game.variant.undertrump, game.variant.episode) == (
+        "contree", 2000, False, "game")
+    assert game.num_players() == 4 and game.num_distinct_actions() == 112
+    assert game.observation_tensor_shape() == [853] and game.information_state_tensor_shape() == [853]
+    path = tmp_path / "mine.yaml"
+    path.write_text(variant_path("coinche").read_text())
+    assert pyspiel.load_game(f"python_belote(variant={path})").variant.bidding == "auction"
+    with pytest.raises(Exception, match="episode must be 'deal' or 'game'"):
+        pyspiel.load_game("python_belote(episode=set)")
+    with pytest.raises(Exception, match="key:value"):
+        pyspiel.load_game("python_belote(switches=target)")
+    with pytest.raises(Exception, match="Unknown parameter"):
+        pyspiel.load_game("python_belote(colour=red)")
+    with pytest.raises((NotationError, Exception)):
+        pyspiel.load_game("python_belote(variant=no_such_variant)")
+
+
+def test_openspiel_s_ismcts_bot_plays_a_deal():
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game("python_belote(variant=coinche)")
+    np_rng = np.random.RandomState(0)
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np_rng), uct_c=2.0,
+                           max_simulations=20, random_state=np_rng)
+    state = game.new_initial_state()
+    rng = random.Random(0)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(rng.choice(state.chance_outcomes())[0])
+        elif state.current_player() % 2 == 0:
+            action = bot.step(state)
+            assert action in state.legal_actions()
+            state.apply_action(action)
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    assert sum(state.returns()) == 0
