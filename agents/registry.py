@@ -1,6 +1,7 @@
 """The agent registry: :func:`make_agent` builds an agent from a spec string (a registered name, a name with
 options, a checkpoint path or ``module:factory``; the grammar is in :mod:`agents`), :func:`register_agent` adds
-names. ``random``, ``heuristic``, ``pimc`` and the shipped trained agents are registered at import."""
+names. ``random``, ``heuristic``, ``pimc``, ``openspiel`` (OpenSpiel's bots, :mod:`agents.openspiel_agent`) and the
+shipped trained agents are registered at import."""
 
 from __future__ import annotations
 
@@ -111,9 +112,18 @@ def _pimc(options: str) -> Agent:
     return make_pimc(options)
 
 
+def _openspiel(options: str) -> Agent:
+    try:
+        from agents.openspiel_agent import make_openspiel_agent
+    except ImportError as e:
+        raise AgentSpecError(f"agent spec 'openspiel:{options}': {e}") from None
+    return make_openspiel_agent(options)
+
+
 register_agent("random", _random)
 register_agent("heuristic", _heuristic)
 register_agent_with_options("pimc", _pimc)
+register_agent_with_options("openspiel", _openspiel)
 
 
 def _register_pretrained() -> None:

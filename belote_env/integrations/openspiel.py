@@ -16,7 +16,8 @@ Parameters (``pyspiel.load_game("python_belote(variant=contree,episode=game)")``
   ``"target:2000 undertrump:false"`` (OpenSpiel's game strings cannot hold ``=`` inside a value);
 - ``episode``: ``deal`` (default, one scored deal) or ``game`` (deals until a team reaches the target);
 - ``max_redeals``: all-pass deals in a row after which the episode ends with the scores it has (default 100,
-  the AEC env's).
+  the AEC env's);
+- ``dealer``: the seat that deals first (default 0).
 
 The game: sequential, explicit chance, imperfect information, zero-sum, four players (seat ``p``'s partner is
 ``p + 2``; teams are seats 0/2 and 1/3), terminal rewards. Chance deals the cards one at a time, each outcome a
@@ -62,7 +63,8 @@ SHORT_NAME = "python_belote"
 FULL_DECK = (1 << 32) - 1
 MAX_CALLS = 64  # calls of one deal, a bound (an auction has at most 11 bid levels, each with passes, and doublings)
 MAX_SCORED_DEAL_POINTS = 10_000  # a bound on one deal's score difference (a surcoinched generale with everything)
-PARAMETERS = {"variant": "coinche", "switches": "", "episode": "deal", "max_redeals": DEFAULT_MAX_REDEALS}
+PARAMETERS = {"variant": "coinche", "switches": "", "episode": "deal", "max_redeals": DEFAULT_MAX_REDEALS,
+              "dealer": 0}
 
 _GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
@@ -108,6 +110,9 @@ class BeloteGame(pyspiel.Game):
         self.max_redeals = int(params["max_redeals"])
         if self.max_redeals < 0:
             raise BeloteGameError(f"python_belote: max_redeals must be >= 0, got {self.max_redeals}")
+        self.dealer = int(params["dealer"])
+        if not 0 <= self.dealer <= 3:
+            raise BeloteGameError(f"python_belote: dealer must be a seat 0..3, got {self.dealer}")
         self.hand_size = 8 if self.variant.deal == "full" else 5
         per_deal = 32 + MAX_CALLS + 32  # chance, calls, cards
         deals = 1 if self.variant.episode == "deal" else 4 * -(-self.variant.target // 80) + 4
@@ -122,7 +127,7 @@ class BeloteGame(pyspiel.Game):
             max_game_length=per_deal * deals * (self.max_redeals + 1),
         )
         super().__init__(_GAME_TYPE, info, params)
-        self.blank = GameState(self.variant, seed=0)  # read-only: what a state shows before its cards are dealt
+        self.blank = GameState(self.variant, seed=0, dealer=self.dealer)  # read-only: what a state shows before its cards are dealt
 
     def new_initial_state(self) -> "BeloteState":
         return BeloteState(self)
@@ -251,7 +256,7 @@ class BeloteState(pyspiel.State):
         provisional stock, replaced by the chance nodes' after the take)."""
         g = self.game_state
         if g is self._blank:  # shared by the fresh states of the game (OpenSpiel makes one per observation)
-            g = self.game_state = GameState(self.variant, seed=0)  # its own first deal is replaced below
+            g = self.game_state = GameState(self.variant, seed=0, dealer=g.dealer)  # its deal is replaced below
         n = 4 * self._hand_size
         hands = [0, 0, 0, 0]
         for k, c in enumerate(self.dealt[:n]):
@@ -367,6 +372,43 @@ class BeloteObserver:
         return state.information_view(player) if self.perfect_recall else state.seat_view(player)
 
 
+# --- from the rules core to OpenSpiel -------------------------------------------------------------------------
+
+
+def game_for(variant, dealer: int = 0) -> BeloteGame:
+    """The ``python_belote`` game of a :class:`~belote_env.rules.variant.Variant` (a shipped one or any other:
+    every switch is passed) whose first deal is dealt by ``dealer``."""
+    switches = " ".join(f"{k}:{str(v).lower() if isinstance(v, bool) else v}" for k, v in variant.to_dict().items()
+                        if k not in ("name", "episode"))
+    game = pyspiel.load_game(SHORT_NAME, {"variant": "coinche", "switches": switches, "episode": variant.episode,
+                                          "dealer": int(dealer)})
+    if game.variant.with_overrides(name=variant.name) != variant:
+        raise BeloteGameError(f"python_belote cannot express the variant {variant.name!r}")
+    game.variant = variant  # the same rules under the variant's own name
+    game.blank = GameState(variant, seed=0, dealer=game.dealer)
+    return game
+
+
+def state_from_deal(game: BeloteGame, deal: DealState) -> BeloteState:
+    """The ``python_belote`` state of ``deal`` (its cards dealt by the chance nodes, then its actions), in a game
+    whose first dealer is the deal's (:func:`game_for`); the first deal of the episode."""
+    if game.dealer != deal.dealer:
+        raise BeloteGameError(f"state_from_deal: the game's first dealer is {game.dealer}, the deal's {deal.dealer}")
+    state = game.new_initial_state()
+    n = game.hand_size
+    seats = [cards_of(deal.initial[s]) for s in range(4)]
+    for k in range(4 * n):
+        state.apply_action(seats[(deal.dealer + 1 + k) & 3][k // 4])
+    if n == 5:
+        state.apply_action(deal.turnup)
+    for a in deal.history:
+        state.apply_action(a)
+        if state.is_chance_node():  # the take of a turn-up deal: the stock, in the order it is dealt
+            for c in deal.stock:
+                state.apply_action(c)
+    return state
+
+
 # --- the check against the rules core ------------------------------------------------------------------------
 
 
@@ -450,5 +492,5 @@ def verify_against_rules_core(variant: str, deals: int, seed: int = 0) -> list[s
 
 pyspiel.register_game(_GAME_TYPE, BeloteGame)
 
-__all__ = ["SHORT_NAME", "BeloteGame", "BeloteGameError", "BeloteObserver", "BeloteState", "render",
-           "replay_on_the_rules_core", "variant_of", "verify_against_rules_core"]
+__all__ = ["SHORT_NAME", "BeloteGame", "BeloteGameError", "BeloteObserver", "BeloteState", "game_for", "render",
+           "replay_on_the_rules_core", "state_from_deal", "variant_of", "verify_against_rules_core"]
