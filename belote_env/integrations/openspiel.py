@@ -17,15 +17,17 @@ Parameters (``pyspiel.load_game("python_belote(variant=contree,episode=game)")``
 - ``episode``: ``deal`` (default, one scored deal) or ``game`` (deals until a team reaches the target);
 - ``max_redeals``: all-pass deals in a row after which the episode ends with the scores it has (default 100,
   the AEC env's);
-- ``dealer``: the seat that deals first (default 0).
+- ``dealer``: the seat that deals first (default 0);
+- ``utility``: ``points`` (default: returns in points) or ``score_diff`` (the points divided by the scale of the
+  AEC env's ``score_diff`` reward, ``belote_env.rewards.REWARD_SCALE``: most deals in [-1, 1], for learners).
 
 The game: sequential, explicit chance, imperfect information, zero-sum, four players (seat ``p``'s partner is
 ``p + 2``; teams are seats 0/2 and 1/3), terminal rewards. Chance deals the cards one at a time, each outcome a
 card still in the deck with equal probability: 32 cards to the seats in turn from the dealer's left in full deals;
 in turn-up deals 20 cards, then the turn-up, and after the take the 11 cards of the second distribution in the
 order the rules core deals them (the non-takers 3 each from the dealer's left, the taker 2). A redeal deals again
-by chance. Returns are in points: seat ``p`` gets its team's score minus the other team's over the episode
-(:meth:`BeloteState.returns`).
+by chance. Returns are in points (or scaled, ``utility``): seat ``p`` gets its team's score minus the other
+team's over the episode (:meth:`BeloteState.returns`).
 
 Observations: the information-state string of seat ``p`` is everything it has seen, in perfect recall: the
 cards it was dealt, the turn-up, every call and card with its seat, belote announcements and public
@@ -49,6 +51,7 @@ except ImportError as e:  # pragma: no cover - the message is the point
 
 from ..aec import DEFAULT_MAX_REDEALS
 from ..observation import OBS_SIZE, SEGMENTS, IncrementalEncoder
+from ..rewards import REWARD_SCALE
 from ..rules.actions import ACTION_NAMES, NUM_ACTIONS
 from ..rules.cards import CARD_NAMES, cards_of, format_cards
 from ..rules.errors import BeloteError
@@ -64,7 +67,7 @@ FULL_DECK = (1 << 32) - 1
 MAX_CALLS = 64  # calls of one deal, a bound (an auction has at most 11 bid levels, each with passes, and doublings)
 MAX_SCORED_DEAL_POINTS = 10_000  # a bound on one deal's score difference (a surcoinched generale with everything)
 PARAMETERS = {"variant": "coinche", "switches": "", "episode": "deal", "max_redeals": DEFAULT_MAX_REDEALS,
-              "dealer": 0}
+              "dealer": 0, "utility": "points"}
 
 _GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
@@ -110,6 +113,9 @@ class BeloteGame(pyspiel.Game):
         self.max_redeals = int(params["max_redeals"])
         if self.max_redeals < 0:
             raise BeloteGameError(f"python_belote: max_redeals must be >= 0, got {self.max_redeals}")
+        if params["utility"] not in ("points", "score_diff"):
+            raise BeloteGameError(f"python_belote: utility must be 'points' or 'score_diff', got {params['utility']!r}")
+        self.utility_scale = 1.0 if params["utility"] == "points" else REWARD_SCALE[self.variant.scoring]
         self.dealer = int(params["dealer"])
         if not 0 <= self.dealer <= 3:
             raise BeloteGameError(f"python_belote: dealer must be a seat 0..3, got {self.dealer}")
@@ -121,13 +127,13 @@ class BeloteGame(pyspiel.Game):
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=32,
             num_players=4,
-            min_utility=-float(bound),
-            max_utility=float(bound),
+            min_utility=-bound / self.utility_scale,
+            max_utility=bound / self.utility_scale,
             utility_sum=0.0,
             max_game_length=per_deal * deals * (self.max_redeals + 1),
         )
         super().__init__(_GAME_TYPE, info, params)
-        self.blank = GameState(self.variant, seed=0, dealer=self.dealer)  # read-only: what a state shows before its cards are dealt
+        self.blank = GameState(self.variant, seed=0, dealer=self.dealer)  # read-only: a state before its deal
 
     def new_initial_state(self) -> "BeloteState":
         return BeloteState(self)
@@ -147,6 +153,7 @@ class BeloteState(pyspiel.State):
         self.variant = game.variant
         self._max_redeals = game.max_redeals
         self._hand_size = game.hand_size
+        self._utility_scale = game.utility_scale
         self._blank = game.blank
         self.game_state = game.blank  # a new game of its own once the first cards are dealt (_start_deal)
         self.dealt: list[int] = []  # the current deal's chance outcomes so far
@@ -200,7 +207,7 @@ class BeloteState(pyspiel.State):
         if not self.is_terminal():
             return [0.0, 0.0, 0.0, 0.0]
         s = self.game_state.scores
-        d = float(s[0] - s[1])
+        d = (s[0] - s[1]) / self._utility_scale
         return [d, -d, d, -d]
 
     def __str__(self) -> str:

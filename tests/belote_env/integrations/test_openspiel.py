@@ -108,6 +108,12 @@ def test_parameters_and_their_errors(tmp_path):
         pyspiel.load_game("python_belote(episode=set)")
     with pytest.raises(Exception, match="key:value"):
         pyspiel.load_game("python_belote(switches=target)")
+    scaled = pyspiel.load_game("python_belote(utility=score_diff)")
+    assert scaled.max_utility() == pyspiel.load_game("python_belote").max_utility() / 400
+    with pytest.raises(Exception, match="utility must be 'points' or 'score_diff'"):
+        pyspiel.load_game("python_belote(utility=wins)")
+    with pytest.raises(Exception, match="dealer must be a seat"):
+        pyspiel.load_game("python_belote(dealer=4)")
     with pytest.raises(Exception, match="Unknown parameter"):
         pyspiel.load_game("python_belote(colour=red)")
     with pytest.raises((NotationError, Exception)):
