@@ -36,6 +36,15 @@ def test_openspiel_random_simulation_test_passes_on_every_shipped_variant(name):
     pyspiel.random_sim_test(game, num_sims=8, serialize=True, verbose=False)
 
 
+@pytest.mark.parametrize("name", variant_names())
+def test_openspiel_s_python_game_simulation_test_passes(name):
+    # OpenSpiel's own tests/games_sim_test.py: clones, pickles of the game, its type and states,
+    # serialize_game_and_state round trips, utilities within the game's bounds
+    from open_spiel.python.tests.games_sim_test import GamesSimTest
+
+    GamesSimTest().sim_game(pyspiel.load_game(f"python_belote(variant={name})"))
+
+
 @pytest.mark.parametrize("name", ["belote_classique", "coinche"])
 def test_openspiel_random_simulation_test_passes_on_game_episodes(name):
     game = pyspiel.load_game(f"python_belote(variant={name},episode=game,switches=target:300)")
