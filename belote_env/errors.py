@@ -5,7 +5,8 @@
   :class:`VariantError`, :class:`SamplingError`;
 - the environments': :class:`EnvArgumentError` (a bad argument to ``env()`` / ``raw_env`` /
   ``SingleAgentEnv``), :class:`VectorEnvError` (to ``VectorEnv``) and :class:`VectorIllegalActionError`
-  (an illegal action at one table of a ``VectorEnv``, which names it in ``table``).
+  (an illegal action at one table of a ``VectorEnv``, which names it in ``table``);
+- the solver's: :class:`SolverError` (a bad argument to ``belote_env.search.Solver``).
 
 The agents' errors derive from the same root: :mod:`agents.errors`, :mod:`agents.arena.errors`,
 :mod:`agents.training.errors`.
@@ -25,6 +26,10 @@ class VectorEnvError(BeloteError):
     """A bad argument to :class:`~belote_env.vector.VectorEnv` (a ValueError)."""
 
 
+class SolverError(BeloteError):
+    """A bad argument to the double-dummy solver (:class:`~belote_env.search.Solver`, a ValueError)."""
+
+
 class VectorIllegalActionError(IllegalActionError):
     """An illegal action at one table of a :class:`~belote_env.vector.VectorEnv`; ``table`` names it.
     Nothing was applied."""
@@ -35,4 +40,4 @@ class VectorIllegalActionError(IllegalActionError):
 
 
 __all__ = ["BeloteError", "IllegalActionError", "NotationError", "VariantError", "SamplingError", "EnvArgumentError",
-           "VectorEnvError", "VectorIllegalActionError"]
+           "VectorEnvError", "VectorIllegalActionError", "SolverError"]

@@ -25,6 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import SolverError
+
+MIN_LOG2_TT, MAX_LOG2_TT = 2, 30  # the table holds buckets of 4 entries (dd.TT_WAYS); 2**30 entries take 16 GiB
 _dd = None
 
 
@@ -40,6 +43,19 @@ def kernels():
     return _dd
 
 
+def check_position(state) -> None:
+    """TypeError unless ``state`` is a :class:`~belote_env.rules.state.DealState`, ValueError unless it is in its
+    play phase: what the solver's entry points take."""
+    from ..rules.state import DealState
+
+    if not isinstance(state, DealState):
+        hint = " (for a GameState, pass its deal: game.deal)" if hasattr(state, "deal") else ""
+        raise TypeError(f"the double-dummy solver takes a DealState in its play phase{hint}, "
+                        f"got {type(state).__name__}")
+    if state.phase != "play":
+        raise ValueError(f"the double-dummy solver needs a deal in its play phase, got phase {str(state.phase)!r}")
+
+
 class Position:
     """A card-play position as the solver reads it, from a :class:`DealState` in its play phase."""
 
@@ -47,8 +63,7 @@ class Position:
                  "win_seat", "ntrick", "trick_pts", "trick_mask", "tricks_left", "cap", "total")
 
     def __init__(self, state):
-        if state.phase != "play":
-            raise ValueError(f"the double-dummy solver needs a deal in its play phase, got phase {state.phase!r}")
+        check_position(state)
         table = state.table
         v = state.variant
         self.strain = table.strain
@@ -98,6 +113,12 @@ class Solver:
     (``belote_env.search.dd`` by default; ``benchmarks/dev/dd_ab.py`` passes other versions of it)."""
 
     def __init__(self, log2_tt: int = 20, capot_bonus: int = 0, dd_module=None):
+        if isinstance(log2_tt, bool) or not isinstance(log2_tt, (int, np.integer)) \
+                or not MIN_LOG2_TT <= log2_tt <= MAX_LOG2_TT:
+            raise SolverError(f"log2_tt must be an int from {MIN_LOG2_TT} (one bucket of 4 entries) to {MAX_LOG2_TT} "
+                              f"(2**{MAX_LOG2_TT} entries, {16 << MAX_LOG2_TT >> 30} GiB), got {log2_tt!r}")
+        if isinstance(capot_bonus, bool) or not isinstance(capot_bonus, (int, np.integer)) or capot_bonus < 0:
+            raise SolverError(f"capot_bonus must be a non-negative int, got {capot_bonus!r}")
         dd = dd_module if dd_module is not None else kernels()
         self._dd = dd
         self.capot_bonus = int(capot_bonus)
@@ -178,6 +199,7 @@ def dd_value(state) -> int:
 def dd_line(state) -> list[int]:
     """A line of best play from ``state`` to the end of the deal (the cards, in order), each card the best of
     :func:`dd_values` for the seat that plays it. Replaying it on ``state`` gives every team its take."""
+    check_position(state)
     st = state.clone()
     line = []
     while st.phase == "play":
@@ -188,4 +210,5 @@ def dd_line(state) -> list[int]:
     return line
 
 
-__all__ = ["dd_values", "dd_value", "dd_line", "Solver", "Position", "default_solver", "kernels"]
+__all__ = ["dd_values", "dd_value", "dd_line", "Solver", "SolverError", "Position", "check_position", "default_solver",
+           "kernels"]

@@ -38,7 +38,7 @@ def test_openspiel_random_simulation_test_passes_on_every_shipped_variant(name):
 
 @pytest.mark.parametrize("name", variant_names())
 def test_openspiel_s_python_game_simulation_test_passes(name):
-    # OpenSpiel's own tests/games_sim_test.py: clones, pickles of the game, its type and states,
+    # OpenSpiel's own GamesSimTest (open_spiel.python.tests): clones, pickles of the game, its type and states,
     # serialize_game_and_state round trips, utilities within the game's bounds
     from open_spiel.python.tests.games_sim_test import GamesSimTest
 
