@@ -1,7 +1,8 @@
 """Play against the agents in a terminal: ``python -m agents.arena.play``.
 
     python -m agents.arena.play --variant coinche --partner heuristic --opponents heuristic
-    python -m agents.arena.play --variant belote_classique --opponents runs/quick_s1/checkpoints/latest.pt --seed 7 --reveal
+    python -m agents.arena.play --variant belote_classique --opponents runs/quick_s1/checkpoints/latest.pt \
+        --seed 7 --reveal
 
 You sit at seat 0 (``--seat``), your partner at seat 2 and the opponents at
 1 and 3 are agents (any spec: ``random``, ``heuristic``, a checkpoint path,
@@ -11,12 +12,14 @@ terminal), the calls, the contract, the trick and the scores, then your legal
 moves, numbered. Answer with a number or a move's name (``JH``, ``10S``,
 ``pass``, ``100 H``, ``capot S``); a bad answer says why and asks again.
 ``--seed`` replays the same deals; ``--reveal`` shows every hand as dealt at
-the end of each deal; ``q`` or end of input quits.
+the end of each deal; ``q`` or end of input quits, Ctrl-C too (exit status 130),
+and a closed output (``| head``) ends quietly.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from agents.cli import CommandParser, nonnegative_int
@@ -49,8 +52,17 @@ def seat_names(seat: int) -> tuple[str, ...]:
     return tuple(NAMES[(s - seat) & 3] for s in range(4))
 
 
+def read_line(stream) -> str | None:
+    """One line of ``stream`` (a binary file: ``sys.stdin.buffer``) as text, None at its end. Bytes that are not
+    UTF-8 become U+FFFD, which :func:`ask` refuses with its reason."""
+    raw = stream.readline()
+    return raw.decode("utf-8", errors="replace") if raw else None
+
+
 def ask(legal: list[int], read, write) -> int | None:
-    """The human's move: a number of the list or a move's name; None to quit."""
+    """The human's move: a number of the list or a move's name; None to quit. Any other answer (unknown words,
+    numbers out of the list however long, digits of other scripts, text that is not UTF-8) says why and asks
+    again."""
     while True:
         write("your move (number or name, q to quit): ")
         line = read()
@@ -59,16 +71,20 @@ def ask(legal: list[int], read, write) -> int | None:
         text = line.strip()
         if text.lower() in ("q", "quit", "exit"):
             return None
-        if text.isdigit():
-            k = int(text)
-            if 1 <= k <= len(legal):
-                return legal[k - 1]
-            write(f"there is no move {k}: choose 1 to {len(legal)}\n")
+        if "\ufffd" in text:
+            write("that answer is not UTF-8 text: give a move's number or name\n")
+            continue
+        if text.isascii() and text.isdigit():
+            if len(text) <= 3 and 1 <= int(text) <= len(legal):
+                return legal[int(text) - 1]
+            shown = text if len(text) <= 12 else f"{text[:12]}... ({len(text)} digits)"
+            write(f"there is no move {shown}: choose 1 to {len(legal)}\n")
             continue
         try:
             action = parse_action(text)
         except NotationError:
-            write(f"{text!r} is not a move: give its number, or a card like JH / 10S, or a call like pass, 100 H\n")
+            shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
+            write(f"{shown} is not a move: give its number, or a card like JH / 10S, or a call like pass, 100 H\n")
             continue
         if action in legal:
             return action
@@ -76,7 +92,7 @@ def ask(legal: list[int], read, write) -> int | None:
 
 
 def play(args, read=None, write=None) -> int:
-    read = read or (lambda: sys.stdin.readline() or None)
+    read = read or (lambda: read_line(sys.stdin.buffer))
     write = write or sys.stdout.write
     colour_on = args.color and sys.stdout.isatty() and write is sys.stdout.write
     env = SingleAgentEnv(args.variant, seat=args.seat, partner=args.partner, opponents=args.opponents,
@@ -139,10 +155,16 @@ def main(argv=None) -> int:
     except BeloteError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C at the prompt or while the agents think: one line, no traceback
+        print("\ninterrupted: bye", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # stdout closed (| head): end quietly; Python would complain at exit otherwise
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["main", "play"]
+__all__ = ["ask", "main", "play", "read_line"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents.arena.play import main, play
 
@@ -53,3 +55,73 @@ def test_a_shipped_agent_on_another_variant_is_noted():
     text = _run(_args(variant="belote_classique", partner="ppo_coinche"), ["q"])[1]
     assert text.startswith("note: ppo_coinche was trained on coinche; it plays belote_classique here\n")
     assert "note:" not in _run(_args(variant="coinche", partner="ppo_coinche"), ["q"])[1]
+
+
+def test_any_answer_is_refused_with_its_reason_or_taken():
+    legal = [32, 41, 42]
+    out = []
+    answers = iter(["9" * 5000, "\u00b2", "\u0663", "\ufffd\ufffd", "00002", "2"])
+    from agents.arena.play import ask
+
+    assert ask(legal, lambda: next(answers, None), out.append) == 41
+    text = "".join(out)
+    assert "there is no move 999999999999... (5000 digits): choose 1 to 3" in text
+    assert "'\u00b2' is not a move" in text and "'\u0663' is not a move" in text
+    assert "that answer is not UTF-8 text" in text
+    assert "there is no move 00002" in text  # numbers are the list's, as shown: 1 to 3
+
+
+@given(lines=st.lists(st.binary(max_size=60), max_size=8))
+@settings(max_examples=200, deadline=None)
+def test_random_bytes_never_end_in_a_traceback(lines):
+    import io
+
+    from agents.arena.play import ask, read_line
+
+    stream = io.BytesIO(b"".join(line.replace(b"\n", b"") + b"\n" for line in lines) + b"q\n")
+    action = ask([32, 41, 42], lambda: read_line(stream), lambda text: None)
+    assert action in (None, 32, 41, 42)
+
+
+def _command(stdin: bytes, *extra: str, stdout=None):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    return subprocess.run([sys.executable, "-m", "agents.arena.play", "--seed", "1", "--opponents", "random", *extra],
+                          input=stdin, stdout=stdout or subprocess.PIPE, stderr=subprocess.PIPE, timeout=120,
+                          cwd=Path(__file__).resolve().parents[3])
+
+
+def test_the_command_reads_non_utf8_and_ends_at_the_end_of_its_input():
+    proc = _command(b"\xff\xfe\n" + b"1\n" * 3)
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    assert b"that answer is not UTF-8 text" in proc.stdout and proc.stderr == b""
+
+
+def test_ctrl_c_and_a_closed_output_end_without_a_traceback():
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    proc = subprocess.Popen([sys.executable, "-m", "agents.arena.play", "--seed", "1", "--opponents", "random"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=Path(__file__).resolve().parents[3])
+    deadline = time.time() + 60
+    out = b""
+    while b"your move" not in out and time.time() < deadline:
+        out += os.read(proc.stdout.fileno(), 65536)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err == b"\ninterrupted: bye\n"
+    # | head -3: the reader goes away after three lines
+    head = subprocess.Popen([sys.executable, "-m", "agents.arena.play", "--seed", "1", "--opponents", "random",
+                             "--deals", "50"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=Path(__file__).resolve().parents[3])
+    head.stdout.readline()
+    head.stdout.close()  # the pipe's reader is gone
+    _, err = head.communicate(input=b"1\n" * 3000, timeout=120)
+    assert b"Traceback" not in err and head.returncode == 0, err.decode()[-2000:]
