@@ -1,8 +1,7 @@
 """Play against the agents in a terminal: ``python -m agents.arena.play``.
 
     python -m agents.arena.play --variant coinche --partner heuristic --opponents heuristic
-    python -m agents.arena.play --variant belote_classique --opponents runs/quick_s1/checkpoints/latest.pt \
-        --seed 7 --reveal
+    python -m agents.arena.play -v belote_classique --opponents runs/quick_s1/checkpoints/latest.pt --seed 7 --reveal
 
 You sit at seat 0 (``--seat``), your partner at seat 2 and the opponents at
 1 and 3 are agents (any spec: ``random``, ``heuristic``, a checkpoint path,
