@@ -25,6 +25,7 @@ a critic that also sees the other hands (``agents.training.critic``), the policy
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import random
 import sys
@@ -60,16 +61,19 @@ from agents.training.learner import Learner, adam
 from agents.training.options import fields_of
 from agents.training.pool import OpponentPool
 from agents.training.runs import (
+    RunInterrupted,
     checkpoint_dir,
     claim_run,
     free_run_name,
     latest_checkpoint,
+    prepare_checkpoints,
     restore_rngs,
     resume_checkpoint,
+    run_command,
     save_checkpoint,
+    stop_on_signals,
 )
 from belote_env.observation import OBS_SIZE
-from belote_env.rules.errors import BeloteError
 from belote_env.variants import load_variant
 
 
@@ -375,6 +379,7 @@ def _train(args: Args, resume: bool, cli_overrides: dict | None) -> dict:
         raise ConfigError(f"run {args.run_name!r} already has checkpoints in {checkpoint_dir(args)}; "
                           "pass --resume to continue it, choose another --run-name, or leave --run-name out "
                           "to get the next free name")
+    prepare_checkpoints(args, path if resume else None)  # writable; on resume a killed write tidied
 
     torch.set_num_threads(args.torch_threads)
     seed_everything(args.seed)
@@ -425,7 +430,10 @@ def _train(args: Args, resume: bool, cli_overrides: dict | None) -> dict:
     learner = Learner(options.learner_device(args.device), net, critic)  # the update there, play on CPU copies
     learner.move(optimizer)
     agent.net = learner.play_net
-    try:
+    with contextlib.ExitStack() as stack:
+        # a signal stops the run at its next regular checkpoint (another would re-deal the tables: resume inexact)
+        stops = stack.enter_context(stop_on_signals(bar.write, f"the next checkpoint (every {args.checkpoint_every} updates)"))
+        stack.callback(bar.close)
         while update < num_updates:
             update += 1
             if args.anneal_lr:
@@ -458,16 +466,17 @@ def _train(args: Args, resume: bool, cli_overrides: dict | None) -> dict:
             bar.update(batch)
             out_of_time = args.max_minutes > 0 and (time.time() - start) / 60 >= args.max_minutes
             if update % args.checkpoint_every == 0 or update == num_updates or out_of_time:
-                save_checkpoint(args, net, optimizer, tables.rng, update, global_step, elapsed_before + time.time() - start,
-                                **checkpoint_extra(critic, pool))
+                saved = save_checkpoint(args, net, optimizer, tables.rng, update, global_step,
+                                        elapsed_before + time.time() - start, **checkpoint_extra(critic, pool))
                 tables.reset_all()  # what a resumed run does, so that resuming is exact
                 writer.flush()
+            if stops and (update % args.checkpoint_every == 0 or update == num_updates or out_of_time):
+                writer.close()
+                raise RunInterrupted(stops[0], f"update {update}/{num_updates}, checkpoint {saved}", args)
             if out_of_time:
                 stopped_early = True
                 bar.write(f"max_minutes={args.max_minutes} reached at update {update}/{num_updates}; stopping")
                 break
-    finally:
-        bar.close()
     wall = elapsed_before + time.time() - start
     summary = final_evaluation(agent, variant, args, writer, update, global_step, wall, stopped_early,
                                checkpoint_dir(args) / "latest.pt")
@@ -486,8 +495,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except BeloteError as e:  # ConfigError, CheckpointError, VariantError...: one line, no traceback
-        print(f"error: {e}", file=sys.stderr)
-        sys.exit(2)
+    sys.exit(run_command(main))  # errors, signals and Ctrl-C as one line and an exit status (agents.training.runs)

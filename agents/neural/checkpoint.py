@@ -13,6 +13,7 @@ to a temporary name, flushed and renamed (never half written), and read with
 from __future__ import annotations
 
 import hashlib
+import io
 import warnings
 from pathlib import Path
 
@@ -92,7 +93,10 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> dic
 
 
 def atomic_save(obj, path: Path) -> None:
-    """torch.save to a temporary name unique to this process and call, flushed to disk, then renamed over
-    ``path``; removed if the save fails (:func:`agents.files.replacing`)."""
-    with replacing(path) as tmp, open(tmp, "wb") as fh:
-        torch.save(obj, fh)
+    """torch.save into memory, then written to a temporary name unique to this process and call, flushed to
+    disk and renamed over ``path``; removed if the write fails, which raises the ``OSError`` (a full disk, a
+    read-only folder: :func:`agents.files.replacing`)."""
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    with replacing(path) as tmp:
+        tmp.write_bytes(buffer.getbuffer())

@@ -14,8 +14,12 @@ class RunInUseError(ConfigError):
     """The run folder is held by another ``train.py`` process (:func:`agents.training.runs.claim_run`)."""
 
 
+class RunWriteError(BeloteError):
+    """A run's file (a checkpoint) could not be written: a full disk, a read-only folder."""
+
+
 class ExportError(BeloteError):
     """An export destination that cannot take the file (:mod:`agents.training.export`)."""
 
 
-__all__ = ["ConfigError", "ExportError", "RunInUseError"]
+__all__ = ["ConfigError", "ExportError", "RunInUseError", "RunWriteError"]

@@ -13,16 +13,22 @@ import dataclasses
 import fcntl
 import os
 import random
+import shutil
+import signal
 import socket
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from agents.cli import check_writable
 from agents.errors import CheckpointError
+from agents.files import replacing
 from agents.neural.checkpoint import atomic_save, checkpoint_dict, load_checkpoint
-from agents.training.errors import ConfigError, RunInUseError
+from agents.training.errors import ConfigError, RunInUseError, RunWriteError
+from belote_env.rules.errors import BeloteError
 
 LOCK_FILE = "run.lock"
 
@@ -59,6 +65,62 @@ def claim_run(run_dir: Path):
         fh.close()  # releases the lock
 
 
+class RunInterrupted(Exception):
+    """SIGINT or SIGTERM stopped the run at a checkpoint (``where``: which); ``exit_status`` is 128 + the signal's
+    number. The message says how to continue the run."""
+
+    def __init__(self, signum: int, where: str, args):
+        super().__init__(f"{signal.Signals(signum).name}: stopped after {where}; continue with: python train.py "
+                         f"--resume --run-name {args.run_name} --runs-dir {args.runs_dir}")
+        self.exit_status = 128 + signum
+
+
+@contextlib.contextmanager
+def stop_on_signals(say=print, where: str = "the next checkpoint"):
+    """While the block runs, SIGINT (Ctrl-C) and SIGTERM ask the run to stop at ``where`` instead of killing it:
+    the yielded list gets the signal's number (``say`` tells the user at once), and the signal's previous
+    handler is put back, so a second one acts as usual (Ctrl-C: ``KeyboardInterrupt``, at once). Outside the
+    main thread signals cannot be caught: they then act as usual."""
+    got: list[int] = []
+    previous = {}
+
+    def handler(signum, frame):
+        got.append(signum)
+        signal.signal(signum, previous[signum])
+        say(f"{signal.Signals(signum).name}: stopping at {where}, from which --resume is exact; send it again "
+            "to stop at once (the last checkpoint is kept)")
+
+    try:
+        for s in (signal.SIGINT, signal.SIGTERM):
+            previous[s] = signal.signal(s, handler)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield got
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def run_command(main, argv=None) -> int:
+    """``main(argv)`` as ``train.py``'s command: its exit status, 0 when it returns. A BeloteError (a bad option,
+    a checkpoint that cannot be read or written) is one ``error:`` line and status 2; a run stopped by a signal
+    (:class:`RunInterrupted`) prints its line and exits 130 / 143; a Ctrl-C that stops at once, one line and 130."""
+    try:
+        main(argv)
+    except BeloteError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except RunInterrupted as e:
+        print(e, file=sys.stderr)
+        return e.exit_status
+    except KeyboardInterrupt:
+        print("interrupted: stopped at once; the run's last checkpoint, if any, is kept (--resume continues from "
+              "it)", file=sys.stderr)
+        return 130
+    return 0
+
+
 def checkpoint_dir(args) -> Path:
     return Path(args.runs_dir) / args.run_name / "checkpoints"
 
@@ -78,13 +140,34 @@ def save_checkpoint(args, net, optimizer, collect_rng, update: int, global_step:
         **extra,
     )
     d = checkpoint_dir(args)
-    d.mkdir(parents=True, exist_ok=True)
     path = d / f"ckpt_{update:07d}.pt"
-    atomic_save(ckpt, path)
-    atomic_save(ckpt, d / "latest.pt")
-    for old in sorted(d.glob("ckpt_*.pt"))[:-args.keep_checkpoints]:
-        old.unlink()
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        atomic_save(ckpt, path)
+        atomic_save(ckpt, d / "latest.pt")
+        for old in sorted(d.glob("ckpt_*.pt"))[:-args.keep_checkpoints]:
+            old.unlink()
+    except OSError as e:
+        kept = latest_checkpoint(args)
+        raise RunWriteError(f"cannot write the checkpoint of update {update} in {d}: {e.strerror or e}; "
+                            + (f"the last one kept is {kept.name} (--resume continues from it)" if kept else
+                               "no checkpoint of this run is kept")) from None
     return path
+
+
+def prepare_checkpoints(args, newest: Path | None = None) -> None:
+    """Before the first update (the run folder held): the checkpoint folder can be made and written
+    (RunWriteError otherwise). On resume from ``newest``, the temporary files of a write that was killed are
+    removed and ``latest.pt`` becomes a copy of ``newest`` (a run killed between the two writes of its last
+    checkpoint has an older ``latest.pt``)."""
+    d = checkpoint_dir(args)
+    check_writable(d, "checkpoint folder", RunWriteError)
+    if newest is None:
+        return
+    for tmp in d.glob("*.tmp"):
+        tmp.unlink(missing_ok=True)
+    with replacing(d / "latest.pt") as tmp:
+        shutil.copyfile(newest, tmp)
 
 
 def _np_global_state() -> dict:

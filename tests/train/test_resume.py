@@ -73,3 +73,107 @@ def test_resume_refuses_a_different_network_or_batch(tmp_path):
     # an option that may change, and the same value given again, resume
     args, _, cli = train.parse_args([*base, "--resume", "--hidden-sizes", "32", "--total-timesteps", "1024"])
     assert train.train(args, resume=True, cli_overrides=cli) is not None
+
+
+# --- kills inside a checkpoint write, signals, full disks -------------------------------------------------------
+
+SHORT = ["--config", "configs/train/tiny.yaml", "--eval-every", "0", "--final-eval-pairs", "0"]  # 4 updates
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    runs = tmp_path_factory.mktemp("whole")
+    run_train(*SHORT, "--runs-dir", str(runs), "--run-name", "whole")
+    return _weights(runs / "whole" / "checkpoints" / "latest.pt")
+
+
+# each checkpoint is two writes (ckpt_<update>.pt, then latest.pt), 7 and 8 the last one's: killed before it is
+# complete (a partial temporary file left), between its two files (latest.pt partial and older), after both
+@pytest.mark.parametrize(("write", "phase"), [(7, "during"), (8, "during"), (8, "after")])
+def test_a_kill_at_any_point_of_a_checkpoint_write_resumes_exactly(tmp_path, uninterrupted, write, phase):
+    import subprocess
+    import sys
+
+    from .helpers import REPO
+
+    options = [*SHORT, "--runs-dir", str(tmp_path), "--run-name", "cut"]
+    killed = subprocess.run([sys.executable, "tests/train/die_in_checkpoint.py", str(write), phase, *options],
+                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert killed.returncode == 137, killed.stderr[-2000:]
+    run_train(*options, "--resume")
+    folder = tmp_path / "cut" / "checkpoints"
+    final = torch.load(folder / "latest.pt", weights_only=True)
+    assert final["update"] == 4
+    for name, tensor in uninterrupted.items():
+        assert torch.equal(tensor, final["model"][name]), f"{name} differs after resume"
+    assert not list(folder.glob("*.tmp"))  # the killed write's temporary file is gone
+
+
+@pytest.mark.parametrize(("sig", "status"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_signal_stops_the_run_at_its_next_checkpoint_and_resume_is_exact(tmp_path, sig, status):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from .helpers import REPO
+
+    options = [*SHORT, "--total-timesteps", str(100 * 512), "--checkpoint-every", "10", "--runs-dir", str(tmp_path)]
+    proc = subprocess.Popen([sys.executable, "train.py", *options, "--run-name", "cut"], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    folder = tmp_path / "cut"
+    deadline = time.time() + 60
+    while not list(folder.glob("events.out.tfevents.*")) and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # some updates in
+    proc.send_signal(getattr(signal, sig))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == status, err[-2000:]
+    lines = err.strip().splitlines()
+    assert lines[-1].startswith(f"{sig}: stopped after update ") and "continue with: python train.py --resume" in lines[-1]
+    assert "Traceback" not in err
+    stopped = torch.load(folder / "checkpoints" / "latest.pt", weights_only=True)["update"]
+    assert 0 < stopped < 100 and stopped % 10 == 0  # at a regular checkpoint: the resume is exact
+    assert f"checkpoint {folder / 'checkpoints' / f'ckpt_{stopped:07d}.pt'}" in lines[-1]
+    assert f"{sig}: stopping at the next checkpoint (every 10 updates), from which --resume is exact; send it " \
+           "again to stop at once (the last checkpoint is kept)\n" in out
+    if sig == "SIGINT":  # the checkpoint it wrote resumes exactly
+        run_train(*options, "--run-name", "cut", "--resume", timeout=180)
+        run_train(*options, "--run-name", "whole", timeout=180)
+        whole = _weights(tmp_path / "whole" / "checkpoints" / "latest.pt")
+        final = _weights(folder / "checkpoints" / "latest.pt")
+        assert all(torch.equal(whole[k], final[k]) for k in whole)
+
+
+FULL_DISK = """
+import resource, runpy, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG, as on a full disk
+resource.setrlimit(resource.RLIMIT_FSIZE, (60_000, 60_000))
+sys.argv = ["train.py", *sys.argv[1:]]
+runpy.run_path("train.py", run_name="__main__")
+"""
+
+
+def test_a_full_disk_and_an_unwritable_folder_are_one_error_line(tmp_path):
+    import subprocess
+    import sys
+
+    from .helpers import REPO
+
+    proc = subprocess.run([sys.executable, "-c", FULL_DISK, *SHORT, "--runs-dir", str(tmp_path), "--run-name", "full"],
+                          cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"error: cannot write the checkpoint of update 1 in {tmp_path / 'full' / 'checkpoints'}: File too large; "
+        "no checkpoint of this run is kept")
+    assert "Traceback" not in proc.stderr
+    assert not list((tmp_path / "full").rglob("*.tmp")) and not list((tmp_path / "full").rglob("*.pt"))
+
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")  # a file where the checkpoint folder's parent should be
+    args = [*SHORT, "--runs-dir", str(tmp_path), "--run-name", "blocked"]
+    (tmp_path / "blocked").mkdir()
+    (tmp_path / "blocked" / "checkpoints").write_text("not a folder")
+    proc = subprocess.run([sys.executable, "train.py", *args], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: checkpoint folder ")
+    assert "cannot be written" in proc.stderr and "Traceback" not in proc.stderr
