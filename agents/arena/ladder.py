@@ -26,6 +26,8 @@ page are written once every match of the run is complete.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import hashlib
 import json
 import math
@@ -41,6 +43,7 @@ from agents.arena.errors import LadderError
 from agents.arena.match import CHUNK_PAIRS, MatchResult, run_chunk
 from agents.arena.reports import md_table, no_nan, rating_rows, stronger_first, text_table, write_reports
 from agents.cli import CommandParser, check_writable, nonnegative_int, positive_int
+from agents.files import replacing
 from belote_env.rules.errors import BeloteError
 
 FAMILIES = ("belote_classique", "coinche", "contree", "cobrecaf_81")
@@ -122,6 +125,7 @@ class MatchCache:
     chunks: dict[tuple[int, int, int], dict] = field(default_factory=dict)  # (seed, start, stop) -> record
     results: dict[str, dict] = field(default_factory=dict)  # "seed=S pairs=N" -> MatchResult.to_dict()
     stale: str = ""  # why cached chunks were dropped
+    dropped: list[str] = field(default_factory=list)  # chunks of the file that did not check out, and why
 
     @classmethod
     def open(cls, cache_dir: Path, family: str, a: str, b: str) -> "MatchCache":
@@ -140,10 +144,9 @@ class MatchCache:
             if changed:
                 m.stale = f"the weights of {', '.join(changed)} changed since it was cached"
                 return m
-            for c in data["chunks"]:
-                m.chunks[(int(c["seed"]), int(c["start"]), int(c["stop"]))] = c
+            m.chunks, m.dropped = checked_chunks(data["chunks"])
             m.results = dict(data.get("results", {}))
-        except (OSError, ValueError, KeyError, TypeError) as e:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise LadderError(f"cache file {str(path)!r} cannot be used ({e}); delete it to play the match again") from None
         return m
 
@@ -158,14 +161,16 @@ class MatchCache:
                    if (seed, s, e) in self.chunks)
 
     def add(self, result: MatchResult, seconds: float) -> None:
-        """Record a played chunk and rewrite the file (atomically)."""
-        self.chunks[(result.seed, result.pair_start, result.pair_start + result.pairs)] = {
+        """Record a played chunk (with the digest of its contents) and rewrite the file (atomically)."""
+        record = {
             "seed": result.seed, "start": result.pair_start, "stop": result.pair_start + result.pairs,
             "seconds": round(seconds, 2),
             "taken_a": result.taken_a, "made_a": result.made_a, "taken_b": result.taken_b, "made_b": result.made_b,
             "abandoned": result.abandoned,
             "pair_diffs": [_num(x) for x in result.pair_diffs], "pair_wins": [_num(x) for x in result.pair_wins],
         }
+        record["digest"] = chunk_digest(record)
+        self.chunks[(result.seed, result.pair_start, result.pair_start + result.pairs)] = record
         self.save()
 
     def result(self, seed: int, pairs: int) -> MatchResult:
@@ -187,19 +192,102 @@ class MatchCache:
             self.save()
 
     def save(self) -> None:
-        head = {"format": CACHE_FORMAT, "family": self.family, "agent_a": self.agent_a, "agent_b": self.agent_b,
-                "digest_a": self.digests[self.agent_a], "digest_b": self.digests[self.agent_b],
-                "results": self.results}
-        chunks = [self.chunks[k] for k in sorted(self.chunks)]
-        text = json.dumps(head, indent=2, allow_nan=False)[:-2] + ',\n  "chunks": [\n'
-        text += ",\n".join("    " + json.dumps(c, allow_nan=False) for c in chunks) + "\n  ]\n}\n"
+        """Rewrite the file (temporary name, fsync, rename) under a lock on its folder, merged with the chunks
+        another process sharing the cache wrote since this one read it: concurrent ladders lose nothing."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(self.path.name + f".tmp{os.getpid()}")
-            tmp.write_text(text)
-            os.replace(tmp, self.path)
+            with _folder_lock(self.path.parent):
+                self._merge_from_disk()
+                head = {"format": CACHE_FORMAT, "family": self.family, "agent_a": self.agent_a,
+                        "agent_b": self.agent_b, "digest_a": self.digests[self.agent_a],
+                        "digest_b": self.digests[self.agent_b], "results": self.results}
+                chunks = [self.chunks[k] for k in sorted(self.chunks)]
+                for c in chunks:  # records of the format before digests: checked on open, sealed now
+                    c.setdefault("digest", chunk_digest(c))
+                text = json.dumps(head, indent=2, allow_nan=False)[:-2] + ',\n  "chunks": [\n'
+                text += ",\n".join("    " + json.dumps(c, allow_nan=False) for c in chunks) + "\n  ]\n}\n"
+                with replacing(self.path) as tmp:
+                    tmp.write_text(text)
         except OSError as e:
             raise LadderError(f"cannot write the cache file {str(self.path)!r}: {e.strerror or e}") from None
+
+    def _merge_from_disk(self) -> None:
+        """The chunks and results of the file as it is now (another process may have added some), where they
+        check out and this match's agents and weights are the same; this process's own win on a clash."""
+        try:
+            data = json.loads(self.path.read_text())
+            same = (data.get("format"), data.get("family"), data.get("agent_a"), data.get("agent_b"),
+                    data.get("digest_a"), data.get("digest_b")) == (
+                CACHE_FORMAT, self.family, self.agent_a, self.agent_b, self.digests[self.agent_a],
+                self.digests[self.agent_b])
+            if not same:
+                return
+            chunks, _ = checked_chunks(data.get("chunks", []))
+            results = dict(data.get("results", {}))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return  # no file yet, or one this process will replace (its problems were reported on open)
+        self.chunks = {**chunks, **self.chunks}
+        self.results = {**results, **self.results}
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: Path):
+    """An exclusive ``flock`` on the folder itself (no lock file is left in the cache)."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def chunk_digest(record: dict) -> str:
+    """SHA-256 of a chunk record's contents (every field but ``digest`` and ``seconds``), in canonical JSON."""
+    body = {k: v for k, v in record.items() if k not in ("digest", "seconds")}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, allow_nan=True).encode()).hexdigest()
+
+
+def chunk_problem(c) -> str | None:
+    """Why a cached chunk record cannot be used, or None: its range must be one of :func:`chunk_ranges`', its
+    per-pair lists as long as the range, differences finite, wins 0..2 in halves, the counts whole and
+    consistent, and its digest (when it has one: records written before digests have none) its contents'."""
+    if not isinstance(c, dict):
+        return "not a record"
+    ints = ("seed", "start", "stop", "taken_a", "made_a", "taken_b", "made_b", "abandoned")
+    if any(isinstance(c.get(k), bool) or not isinstance(c.get(k), int) for k in ints):
+        return f"{', '.join(k for k in ints if not isinstance(c.get(k), int) or isinstance(c.get(k), bool))} " \
+               "missing or not whole numbers"
+    start, stop = c["start"], c["stop"]
+    if start < 0 or start % CHUNK_PAIRS or not 0 < stop - start <= CHUNK_PAIRS:
+        return f"pairs {start}..{stop} is not a chunk of {CHUNK_PAIRS} pairs"
+    diffs, wins = c.get("pair_diffs"), c.get("pair_wins")
+    if not isinstance(diffs, list) or not isinstance(wins, list) or not len(diffs) == len(wins) == stop - start:
+        return f"pairs {start}..{stop} need {stop - start} pair outcomes"
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in diffs):
+        return "a point difference is not a finite number"
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and x in (0, 0.5, 1, 1.5, 2) for x in wins):
+        return "a pair's deals won is not 0, 0.5, 1, 1.5 or 2"
+    deals = 2 * (stop - start)
+    if not (0 <= c["made_a"] <= c["taken_a"] <= deals and 0 <= c["made_b"] <= c["taken_b"] <= deals
+            and 0 <= c["abandoned"] <= stop - start):
+        return "contracts taken, made or abandoned pairs out of range"
+    if "digest" in c and c["digest"] != chunk_digest(c):
+        return "its contents do not match its digest"
+    return None
+
+
+def checked_chunks(records) -> tuple[dict, list[str]]:
+    """The cached chunk records that check out (:func:`chunk_problem`), by (seed, start, stop), and a line per
+    record that does not."""
+    good, bad = {}, []
+    for c in records:
+        problem = chunk_problem(c)
+        if problem is None:
+            good[(c["seed"], c["start"], c["stop"])] = c
+        else:
+            where = f"seed {c.get('seed')} pairs {c.get('start')}..{c.get('stop')}" if isinstance(c, dict) else repr(c)
+            bad.append(f"chunk {where}: {problem}")
+    return good, bad
 
 
 def _num(x: float) -> float | int:
@@ -572,6 +660,8 @@ def run(args) -> int:
         for m in matches[f]:
             if m.stale:
                 print(f"{m.path}: {m.stale}; playing the match again")
+            for line in m.dropped:
+                print(f"{m.path}: {line}; it is played again")
 
     total = sum(len(matches[f]) for f in families) * args.pairs
     left = sum(j.stop - j.start for j in jobs)

@@ -161,3 +161,55 @@ def test_unwritable_outputs_and_bad_cache_files_are_one_line_errors(tmp_path, ca
     assert main(_argv(tmp_path)) == 2
     err = capsys.readouterr().err
     assert "cannot be used" in err and "delete it" in err
+
+
+def _drop_one(c):
+    c["pair_diffs"].pop()
+    c["pair_wins"].pop()
+
+
+def _shift(c):
+    c["pair_diffs"][0] += 1  # a plausible value: only the digest tells
+
+
+@pytest.mark.parametrize(("edit", "reason"), [
+    (_drop_one, "pairs 0..4 need 4 pair outcomes"),
+    (lambda c: c["pair_wins"].__setitem__(0, 50), "a pair's deals won is not 0, 0.5, 1, 1.5 or 2"),
+    (lambda c: c["pair_diffs"].__setitem__(0, float("nan")), "a point difference is not a finite number"),
+    (lambda c: c.__setitem__("stop", 3), "pairs 0..3 need 3 pair outcomes"),
+    (lambda c: c.__setitem__("made_a", c["taken_a"] + 1), "contracts taken, made or abandoned pairs out of range"),
+    (_shift, "its contents do not match its digest"),
+])
+def test_a_damaged_chunk_is_reported_by_name_and_played_again(tmp_path, chunks_played, capsys, edit, reason):
+    argv = _argv(tmp_path, agents=("random", "heuristic"), families=("contree",))
+    assert main(argv) == 0
+    table = (tmp_path / "results" / "contree_matches.csv").read_text()
+    path = tmp_path / "results" / "ladder" / "contree" / "random__heuristic.json"
+    data = json.loads(path.read_text())
+    edit(data["chunks"][0])
+    path.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(argv) == 0
+    assert f"{path}: chunk seed 0 pairs " in capsys.readouterr().out
+    assert len(chunks_played) == 2  # played again
+    assert (tmp_path / "results" / "contree_matches.csv").read_text() == table  # never mixed into the table
+    assert not [line for line in (ladder.chunk_problem(c) for c in json.loads(path.read_text())["chunks"]) if line]
+
+
+def test_two_ladders_sharing_a_cache_lose_nothing(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[3]
+    cache = tmp_path / "cache"
+    procs = [subprocess.Popen([sys.executable, "-m", "agents.arena.ladder", *_argv(tmp_path / f"run{seed}", pairs=260,
+                                                                                agents=("random", "heuristic"),
+                                                                                families=("contree",)),
+                               "--cache", str(cache), "--seed", str(seed)], cwd=repo, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE) for seed in (0, 1)]
+    for p in procs:
+        assert p.wait(timeout=300) == 0, p.stderr.read().decode()[-2000:]
+    data = json.loads((cache / "contree" / "random__heuristic.json").read_text())
+    assert sorted((c["seed"], c["start"]) for c in data["chunks"]) == [(s, start) for s in (0, 1) for start in (0, 128, 256)]
+    assert set(data["results"]) == {"seed=0 pairs=260", "seed=1 pairs=260"}
