@@ -13,4 +13,8 @@ class LadderError(BeloteError):
     """A ladder that cannot run: unknown family or agent, an output that cannot be written, a bad cache file."""
 
 
-__all__ = ["AgentActionError", "LadderError"]
+class ReportError(BeloteError):
+    """A tournament's reports could not be written (a full disk, an unwritable folder); none was changed."""
+
+
+__all__ = ["AgentActionError", "LadderError", "ReportError"]

@@ -8,11 +8,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import math
+import os
 from pathlib import Path
 
+from agents.arena.errors import ReportError
 from agents.arena.match import MatchResult
 
 
@@ -65,13 +68,13 @@ def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], 
                   games: bool, seed: int) -> dict[str, Path]:
     """Markdown, CSV, JSON and PNG files of one variant's tournament; returns their paths.
 
+    All or nothing: every file is first written in full under a hidden temporary name in ``out_dir``, then
+    each is renamed into place; a write that fails (a full disk, an unwritable folder: :class:`ReportError`,
+    one line) or a kill before the renames leaves the previous set as it was and no temporary file.
     The PNG needs matplotlib (the ``plot`` or ``train`` extra); without it the
     other files are written and the Markdown says how to get the plot."""
     import importlib.util
 
-    from agents.arena.ratings import plot_ratings
-
-    out_dir.mkdir(parents=True, exist_ok=True)
     stem = out_dir / variant_name
     paths = {"md": stem.with_suffix(".md"), "json": stem.with_suffix(".json"),
              "csv": Path(f"{stem}_matches.csv"), "ratings_csv": Path(f"{stem}_ratings.csv"),
@@ -79,6 +82,26 @@ def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], 
     can_plot = importlib.util.find_spec("matplotlib") is not None
     if not can_plot:
         del paths["png"]
+    staged = {k: p.with_name(f".{os.getpid()}-{p.name}") for k, p in paths.items()}  # same suffix: savefig's format
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        _write_set(staged, can_plot, stem, variant_name, matches, ratings, command, games, seed)
+        for k in paths:
+            os.replace(staged[k], paths[k])
+    except OSError as e:
+        raise ReportError(f"cannot write the reports in {str(out_dir)!r}: {e.strerror or e}; the reports there "
+                          "are unchanged") from None
+    finally:
+        for tmp in staged.values():
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+    return paths
+
+
+def _write_set(paths: dict[str, Path], can_plot: bool, stem: Path, variant_name: str, matches: list[MatchResult],
+               ratings, command: str, games: bool, seed: int) -> None:
+    """The report files of :func:`write_reports`, written at ``paths``."""
+    from agents.arena.ratings import plot_ratings
     unit = "game" if games else "deal"
     pairs = matches[0].pairs
     md = [
@@ -109,4 +132,3 @@ def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], 
     paths["json"].write_text(json.dumps(payload, indent=2, allow_nan=False))
     if can_plot:
         plot_ratings(ratings, paths["png"], f"{variant_name}: {pairs} duplicate pairs per match")
-    return paths

@@ -84,3 +84,29 @@ def test_reports_json_has_no_nan():
     nan = float("nan")
     assert no_nan({"a": nan, "b": [1.0, nan, {"c": nan}], "d": (nan,)}) == {"a": None, "b": [1.0, None, {"c": None}],
                                                                             "d": [None]}
+
+
+FULL_DISK = """
+import resource, runpy, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG, as on a full disk
+resource.setrlimit(resource.RLIMIT_FSIZE, (3_000, 3_000))
+sys.argv = ["belote-tournament", *sys.argv[1:]]
+runpy.run_module("agents.arena.tournament", run_name="__main__")
+"""
+
+
+def test_reports_are_all_or_nothing_on_a_full_disk(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[3]
+    argv = ["random", "heuristic", "-n", "4", "--bootstrap", "5", "--no-progress", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    proc = subprocess.run([sys.executable, "-c", FULL_DISK, *argv, "--seed", "9"], cwd=repo, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert proc.stderr == (f"belote-tournament: error: cannot write the reports in '{tmp_path}': File too large; "
+                           "the reports there are unchanged\n")
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # the old set, whole; no temporary file
