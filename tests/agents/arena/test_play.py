@@ -107,14 +107,17 @@ def test_ctrl_c_and_a_closed_output_end_without_a_traceback():
     import time
     from pathlib import Path
 
+    # a shell's background job starts with SIGINT ignored, and Python then keeps it ignored: restore the default
     proc = subprocess.Popen([sys.executable, "-m", "agents.arena.play", "--seed", "1", "--opponents", "random"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            cwd=Path(__file__).resolve().parents[3])
-    deadline = time.time() + 60
+                            cwd=Path(__file__).resolve().parents[3],
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.time() + 300  # a fresh checkout compiles the engine's kernels first
     out = b""
     while b"your move" not in out and time.time() < deadline:
         out += os.read(proc.stdout.fileno(), 65536)
-    proc.send_signal(signal.SIGINT)
+    assert b"your move" in out, "no prompt: the command did not start"
+    proc.send_signal(signal.SIGINT)  # at the prompt
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err == b"\ninterrupted: bye\n"
     # | head -3: the reader goes away after three lines
