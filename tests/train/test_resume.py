@@ -118,7 +118,7 @@ def test_a_signal_stops_the_run_at_its_next_checkpoint_and_resume_is_exact(tmp_p
 
     from .helpers import REPO
 
-    options = [*SHORT, "--total-timesteps", str(100 * 512), "--checkpoint-every", "10", "--runs-dir", str(tmp_path)]
+    options = [*SHORT, "--total-timesteps", str(60 * 512), "--checkpoint-every", "10", "--runs-dir", str(tmp_path)]
     proc = subprocess.Popen([sys.executable, "train.py", *options, "--run-name", "cut"], cwd=REPO,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     folder = tmp_path / "cut"
@@ -133,7 +133,7 @@ def test_a_signal_stops_the_run_at_its_next_checkpoint_and_resume_is_exact(tmp_p
     assert lines[-1].startswith(f"{sig}: stopped after update ") and "continue with: python train.py --resume" in lines[-1]
     assert "Traceback" not in err
     stopped = torch.load(folder / "checkpoints" / "latest.pt", weights_only=True)["update"]
-    assert 0 < stopped < 100 and stopped % 10 == 0  # at a regular checkpoint: the resume is exact
+    assert 0 < stopped < 60 and stopped % 10 == 0  # at a regular checkpoint: the resume is exact
     assert f"checkpoint {folder / 'checkpoints' / f'ckpt_{stopped:07d}.pt'}" in lines[-1]
     assert f"{sig}: stopping at the next checkpoint (every 10 updates), from which --resume is exact; send it " \
            "again to stop at once (the last checkpoint is kept)\n" in out
