@@ -36,6 +36,21 @@ def _int_at_least(text: str, least: int, what: str) -> int:
     return value
 
 
+def key_values(items, options: dict, what: str) -> dict:
+    """Agent-spec options (``worlds=16``, ``sims=200``...) -> {key: typed value}, each key one of ``options``
+    (name -> type); ValueError naming the bad item (``what``: whose options, for the message)."""
+    out = {}
+    for item in filter(None, (t.strip() for t in items)):
+        key, sep, value = item.partition("=")
+        if not sep or key not in options:
+            raise ValueError(f"{what} option {item!r}: expected key=value with key one of {', '.join(options)}")
+        try:
+            out[key] = options[key](value)
+        except ValueError:
+            raise ValueError(f"{what} option {key!r} must be {options[key].__name__}, got {value!r}") from None
+    return out
+
+
 def check_writable(folder: Path, flag: str = "--out", error: type[Exception] = ValueError) -> None:
     """Create ``folder`` if needed and check a file can be written in it; raise ``error`` saying why not
     (naming the option ``flag``), before a long run rather than after it."""

@@ -17,6 +17,7 @@ import zlib
 import numpy as np
 
 from agents.base import Agent
+from agents.cli import key_values
 from agents.errors import AgentSpecError
 from belote_env.rules.info import InfoState
 from belote_env.rules.sampling import sample_deal
@@ -83,15 +84,7 @@ def make_openspiel_agent(options: str = "") -> OpenSpielAgent:
     """``openspiel:ismcts,sims=200,uct=2`` (the bot first, then ``key=value`` options); ValueError naming the
     bad item."""
     bot, *items = [t.strip() for t in options.split(",")] if options else ["ismcts"]
-    kwargs = {}
-    for item in filter(None, items):
-        key, sep, value = item.partition("=")
-        if not sep or key not in OPTIONS:
-            raise ValueError(f"openspiel option {item!r}: expected key=value with key one of {', '.join(OPTIONS)}")
-        try:
-            kwargs[key] = OPTIONS[key](value)
-        except ValueError:
-            raise ValueError(f"openspiel option {key!r} must be {OPTIONS[key].__name__}, got {value!r}") from None
+    kwargs = key_values(items, OPTIONS, "openspiel")
     name = "openspiel:" + (options or "ismcts")
     try:
         return OpenSpielAgent(bot or "ismcts", **kwargs, name=name)

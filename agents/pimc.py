@@ -56,6 +56,7 @@ import random
 import numpy as np
 
 from agents.base import Agent
+from agents.cli import key_values
 from agents.heuristic import HeuristicAgent, estimate_points
 from belote_env.rules.info import InfoState
 from belote_env.rules.scoring import CAPOT_KINDS, score_deal
@@ -284,16 +285,7 @@ class _WorldScorer:
 
 def parse_options(text: str) -> dict:
     """``worlds=16,tricks=5`` -> {"worlds": 16, "tricks": 5}; ValueError naming the bad item."""
-    out = {}
-    for item in filter(None, (t.strip() for t in text.split(","))):
-        key, sep, value = item.partition("=")
-        if not sep or key not in OPTIONS:
-            raise ValueError(f"pimc option {item!r}: expected key=value with key one of {', '.join(OPTIONS)}")
-        try:
-            out[key] = OPTIONS[key](value)
-        except ValueError:
-            raise ValueError(f"pimc option {key!r} must be {OPTIONS[key].__name__}, got {value!r}") from None
-    return out
+    return key_values(text.split(","), OPTIONS, "pimc")
 
 
 def make_pimc(options: str = "") -> PimcAgent:
