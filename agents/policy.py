@@ -44,18 +44,23 @@ class PolicyAgent(Agent):
         if self._reset is not None:
             self._reset(seed)
 
-    def act(self, observation, action_mask, info=None) -> int:
+    def act(self, observation, action_mask, info=None):
+        """``fn``'s answer as it is: the caller (the tables, ``SingleAgentEnv``, the OpenSpiel bot) reads it by
+        the rule of ``belote_env.rules.actions.action_id`` and refuses what is not a legal action id, naming
+        this agent, the seat and the legal set (``int()`` here would play card 3 for ``3.7``)."""
         if self.batched:
-            return self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None], [info])[0]
-        return int(self.fn(observation, action_mask))
+            got = self.fn(np.asarray(observation)[None], np.asarray(action_mask)[None])
+            try:
+                (one,) = got  # the one action of a batch of one decision
+            except (TypeError, ValueError):
+                return got
+            return one
+        return self.fn(observation, action_mask)
 
-    def act_batch(self, observations, action_masks, infos) -> list[int]:
+    def act_batch(self, observations, action_masks, infos):
         if not self.batched:
-            return [int(self.fn(o, m)) for o, m in zip(observations, action_masks)]
-        actions = np.asarray(self.fn(np.asarray(observations), np.asarray(action_masks))).reshape(-1)
-        if actions.shape[0] != len(observations):
-            raise ValueError(f"policy {self.name!r} returned {actions.shape[0]} actions for {len(observations)} decisions")
-        return [int(a) for a in actions]
+            return [self.fn(o, m) for o, m in zip(observations, action_masks)]
+        return self.fn(np.asarray(observations), np.asarray(action_masks))
 
 
 def sb3_agent(model, name: str = "sb3", deterministic: bool = True) -> PolicyAgent:

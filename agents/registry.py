@@ -82,6 +82,16 @@ def _from_factory(spec: str) -> Agent:
     factory = getattr(module, attr, None)
     if not callable(factory):
         raise AgentSpecError(f"agent spec {spec!r}: module {module_name!r} has no callable {attr!r}")
+    import inspect
+
+    try:
+        inspect.signature(factory).bind()
+    except TypeError as e:  # a factory that needs arguments: the spec cannot give any
+        raise AgentSpecError(f"agent spec {spec!r}: {attr}() cannot be called without arguments ({e}); a spec "
+                             "module:factory names a function of no arguments returning an Agent or a callable "
+                             "fn(observation, action_mask) -> action") from None
+    except ValueError:
+        pass  # no signature to read (a builtin): call it and see
     made = factory()
     if isinstance(made, Agent):
         if made.name in ("agent", "policy"):

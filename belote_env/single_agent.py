@@ -38,6 +38,7 @@ from .errors import EnvArgumentError
 from .observation import OBS_SIZE, observation_high
 from .rules.actions import ACTION_NAMES, NUM_ACTIONS, action_id
 from .rules.errors import IllegalActionError
+from .rules.variant import short_repr
 from .variants import variant_names
 
 AGENT_NAMES = ("player_0", "player_1", "player_2", "player_3")
@@ -54,8 +55,11 @@ class _CallablePlayer:
     def __init__(self, fn):
         self.fn = fn
 
-    def act(self, observation, action_mask, info=None) -> int:
-        return int(self.fn(observation, action_mask))
+    def act(self, observation, action_mask, info=None):
+        return self.fn(observation, action_mask)  # read by SingleAgentEnv with action_id, as any player's answer
+
+    def __repr__(self) -> str:
+        return f"<callable {getattr(self.fn, '__qualname__', type(self.fn).__name__)}>"
 
 
 def seat_player(spec, role: str = "agent"):
@@ -101,13 +105,16 @@ class SingleAgentEnv(gymnasium.Env):
     def __init__(self, variant="coinche", seat=0, partner="heuristic", opponents="heuristic",
                  reward: str = "score_diff", max_redeals: int | None = DEFAULT_MAX_REDEALS,
                  render_mode: str | None = None, illegal: str = "terminate", **overrides):
+        given_seat = seat
         if illegal not in ("terminate", "raise"):
             raise EnvArgumentError(f"illegal must be 'terminate' or 'raise', got {illegal!r}")
         self.illegal = illegal
         self._ended = False
 
-        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3):
-            raise EnvArgumentError(f"seat must be 0..3 or 'random', got {seat!r}")
+        if seat != "random":
+            seat = action_id(seat)  # an int or a numpy integer; not a bool or a float
+            if seat is None or not 0 <= seat <= 3:
+                raise EnvArgumentError(f"seat must be 0..3 or 'random', got {short_repr(given_seat)}")
         if render_mode not in (None, "ansi"):
             raise EnvArgumentError(f"unknown render_mode {render_mode!r}; accepted: None, 'ansi'")
         self.aec = raw_env(variant, reward=reward, max_redeals=max_redeals,
@@ -141,6 +148,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     def step(self, action):
         aec = self.aec
+        if aec.game is None:
+            raise gymnasium.error.ResetNeeded("call reset() before step()")
         agent = AGENT_NAMES[self.seat]
         if aec.agent_selection != agent or not aec.agents or aec.terminations[agent] or aec.truncations[agent]:
             raise gymnasium.error.ResetNeeded("the episode is over: call reset()")
@@ -191,7 +200,17 @@ class SingleAgentEnv(gymnasium.Env):
             obs = aec.observe(agent) if getattr(player, "needs_observation", True) else None
             info = aec.infos[agent].get("info_state") if getattr(player, "needs_info", True) else None
             mask = obs["action_mask"] if obs is not None else aec._encoder.action_mask(seat)
-            aec.step(int(player.act(obs["observation"] if obs is not None else None, mask, info)))
+            given = player.act(obs["observation"] if obs is not None else None, mask, info)
+            a = action_id(given)
+            if a is None or not 0 <= a < NUM_ACTIONS or not mask[a]:
+                legal = np.flatnonzero(mask).tolist()
+                what = "partner" if (seat ^ self.seat) == 2 else "opponents"
+                raise IllegalActionError(
+                    f"the {what} agent {player!r} at seat {seat} returned {type(given).__name__} {short_repr(given)}, "
+                    f"{'not an action id (an int)' if a is None else 'which is not legal there'}; legal: "
+                    f"{', '.join(ACTION_NAMES[x] for x in legal)}. Nothing was applied.",
+                    given, seat, aec.game.deal.phase, legal)
+            aec.step(a)
             reward += aec.rewards[me]
 
     def _observe(self) -> np.ndarray:

@@ -49,6 +49,7 @@ can be replayed on the rules core; :meth:`VectorEnv.state` does it.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 
 import numpy as np
 from gymnasium import spaces
@@ -57,13 +58,13 @@ from .aec import DEFAULT_MAX_REDEALS
 from .errors import VectorEnvError, VectorIllegalActionError
 from .observation import CONTRACT_KINDS, OBS_SIZE
 from .rewards import REWARD_KINDS
-from .rules.actions import ACTION_NAMES, NUM_ACTIONS
+from .rules.actions import ACTION_NAMES, NUM_ACTIONS, action_id
 from .rules.declarations import hand_declarations
 from .rules.game import GameState
 from .rules.info import InfoState
 from .rules.scoring import Contract, Outcome
 from .rules.state import BeloteEvent, Phase, Trick
-from .rules.variant import Variant
+from .rules.variant import Variant, short_repr
 from .variants import load_variant
 
 SEED_STRIDE = 2**32
@@ -75,6 +76,73 @@ _INFO_KEYS = (
     ("strain", 7), ("value", 8), ("kind", 9), ("level", 10), ("caller", 11), ("card_points", slice(12, 14)),
     ("deals", 14), ("truncated", 15),
 )
+
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def action_array(actions) -> tuple[np.ndarray, int]:
+    """Many actions (one per table or decision) as one contiguous int64 array, each entry read by the rule of
+    :func:`~belote_env.rules.actions.action_id` (ints and numpy integers; not bools, floats, strings, arrays).
+
+    Returns ``(ids, bad)``: ``bad`` is the index of the first entry that is not an action id, or an integer
+    too large for int64 (its id in ``ids`` is then meaningless), -1 when every entry is one. Raises
+    ``ValueError`` when ``actions`` is not one-dimensional (a scalar, a string, a 2-d array). An integer array
+    of any layout (strided, uint8, uint64...) is converted, so the kernels see one dtype and never compile
+    again for it."""
+    if isinstance(actions, np.ndarray):
+        if actions.ndim != 1:
+            raise ValueError(f"expected a one-dimensional array of action ids, got shape {actions.shape}")
+        kind = actions.dtype.kind
+        if kind == "u" and actions.dtype.itemsize == 8:
+            over = np.flatnonzero(actions > np.uint64(_INT64_MAX))
+            if len(over):
+                return np.zeros(len(actions), dtype=np.int64), int(over[0])
+        if kind in "iu":
+            return np.ascontiguousarray(actions, dtype=np.int64), -1
+        if kind != "O":
+            return np.zeros(len(actions), dtype=np.int64), 0 if len(actions) else -1
+    elif isinstance(actions, (str, bytes, Mapping)) or not (hasattr(actions, "__len__") and hasattr(actions, "__getitem__")):
+        raise ValueError(f"expected a sequence of action ids, got {type(actions).__name__} {short_repr(actions)}")
+    else:  # a list of ints (an agent's tolist()): one conversion when every entry is an int (bool is its own type)
+        types = set(map(type, actions))
+        if all(t is int or issubclass(t, np.integer) for t in types):
+            try:
+                return np.array(actions, dtype=np.int64).reshape(len(actions)), -1
+            except OverflowError:
+                pass  # an int beyond int64: found below
+    ids = np.zeros(len(actions), dtype=np.int64)
+    for j, x in enumerate(actions):
+        a = action_id(x)
+        if a is None or not -_INT64_MAX - 1 <= a <= _INT64_MAX:
+            return ids, j
+        ids[j] = a
+    return ids, -1
+
+
+def _index(name: str, value, size: int) -> int:
+    """``value`` as an index 0..size-1 (an int or a numpy integer), or a VectorEnvError naming ``name``."""
+    i = action_id(value)  # the same reading: integers of any library, not bools, floats or strings
+    if i is None:
+        raise VectorEnvError(f"{name} must be an int, got {type(value).__name__} {short_repr(value)}")
+    if not 0 <= i < size:
+        raise VectorEnvError(f"{name} {i} is out of range 0..{size - 1}")
+    return i
+
+
+def _indices(name: str, values, size: int) -> np.ndarray:
+    """``values`` (a sequence or an array of ints) as a contiguous int64 array of indices 0..size-1."""
+    if isinstance(values, (str, bytes)):
+        raise VectorEnvError(f"{name} must be a sequence of ints, got {short_repr(values)}")
+    arr = np.asarray(values)
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if arr.dtype.kind not in "iu":
+        raise VectorEnvError(f"{name} must be ints, got {short_repr(values)} (dtype {arr.dtype})")
+    arr = arr.reshape(-1)
+    if arr.min() < 0 or arr.max() >= size:
+        raise VectorEnvError(f"{name} must be in 0..{size - 1}, got {short_repr(values)}")
+    return np.ascontiguousarray(arr, dtype=np.int64)
 
 
 def table_seed(seed: int, i: int) -> int:
@@ -157,11 +225,16 @@ class VectorEnv:
             raise VectorEnvError(f"table_seeds must be {self.num_tables} non-negative ints, one per table")
         return [int(x) for x in seeds]
 
-    def _seed_tables(self, seed) -> None:
+    @staticmethod
+    def _checked_seed(seed) -> int:
         if seed is None:
-            seed = random.SystemRandom().getrandbits(63)
+            return random.SystemRandom().getrandbits(63)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise VectorEnvError(f"seed must be a non-negative int or None, got {seed!r}")
+            raise VectorEnvError(f"seed must be a non-negative int or None, got {short_repr(seed)}")
+        return int(seed)
+
+    def _seed_tables(self, seed) -> None:
+        seed = self._checked_seed(seed)
         from .fast.mt import seeded_state
 
         self.seed = int(seed)
@@ -187,6 +260,7 @@ class VectorEnv:
             self._table_seeds = self._checked_seeds(table_seeds)
             self._seed_tables(0)
         elif seed is not None:
+            seed = self._checked_seed(seed)  # a refused seed changes nothing
             self._table_seeds = None
             self._seed_tables(seed)
         k = self._k
@@ -204,12 +278,18 @@ class VectorEnv:
         if not self._ready:
             raise VectorEnvError("call reset() before step()")
         n = self.num_tables
-        a = np.asarray(actions)
+        try:
+            a, bad = action_array(actions)
+        except ValueError as e:
+            raise VectorEnvError(f"actions must be one int per table ({n}): {e}") from None
         if a.shape != (n,):
-            raise VectorEnvError(f"actions must have shape ({n},), one per table; got shape {a.shape}")
-        if a.dtype.kind not in "iu":
-            raise VectorEnvError(f"actions must be integers, got dtype {a.dtype}")
-        a = a.astype(np.int64, copy=False)
+            raise VectorEnvError(f"actions must have shape ({n},), one per table; got {len(a)} actions")
+        if bad >= 0:
+            given = actions[bad]
+            if action_id(given) is None:
+                raise VectorEnvError(f"actions[{bad}] is {type(given).__name__} {short_repr(given)}, not an action id "
+                                     f"(an int 0..{NUM_ACTIONS - 1}); no table was changed")
+            self._illegal(bad, int(given))  # an integer beyond int64
         k = self._k
         bad = k.check_actions(self._S, a)
         if bad >= 0:
@@ -252,12 +332,10 @@ class VectorEnv:
         (``encode(state(t), s)``; used to bootstrap the value of a seat that is not to act)."""
         if not self._ready:
             raise VectorEnvError("call reset() before observations()")
-        t = np.asarray(tables, dtype=np.int64).reshape(-1)
-        s = np.asarray(seats, dtype=np.int64).reshape(-1)
+        t = _indices("tables", tables, self.num_tables)
+        s = _indices("seats", seats, 4)
         if t.shape != s.shape:
             raise VectorEnvError(f"tables and seats must have the same length, got {t.shape[0]} and {s.shape[0]}")
-        if len(t) and (t.min() < 0 or t.max() >= self.num_tables or s.min() < 0 or s.max() > 3):
-            raise VectorEnvError(f"tables must be in 0..{self.num_tables - 1} and seats in 0..3")
         out = np.empty((len(t), OBS_SIZE), dtype=np.float32)
         self._k.observe_seats(self._params, self._S, t, s, out)
         return out
@@ -271,9 +349,7 @@ class VectorEnv:
         k = self._k
         if tables is None:
             return self._S[:, k.HAND:k.HAND + 4].copy()
-        t = np.asarray(tables, dtype=np.int64).reshape(-1)
-        if len(t) and (t.min() < 0 or t.max() >= self.num_tables):
-            raise VectorEnvError(f"tables must be in 0..{self.num_tables - 1}")
+        t = _indices("tables", tables, self.num_tables)
         return self._S[t, k.HAND:k.HAND + 4]
 
     # --- replay on the rules core ----------------------------------------------
@@ -281,8 +357,7 @@ class VectorEnv:
     def state(self, i: int) -> GameState:
         """Table ``i`` as a rules-core :class:`GameState`, rebuilt by replaying its episode
         (results of earlier deals included) from the generator state at the episode's start."""
-        if not 0 <= i < self.num_tables:
-            raise VectorEnvError(f"table {i!r} is out of range 0..{self.num_tables - 1}")
+        i = _index("table", i, self.num_tables)
         if not self._ready:
             raise VectorEnvError("call reset() before state()")
         from .fast.mt import random_from
@@ -300,14 +375,13 @@ class VectorEnv:
         :class:`~belote_env.rules.info.InfoState`, built from the kernels' state (equal to
         ``state(i).info_state(seat)``, tested, without replaying the episode)."""
         k = self._k
-        if not 0 <= i < self.num_tables:
-            raise VectorEnvError(f"table {i!r} is out of range 0..{self.num_tables - 1}")
+        i = _index("table", i, self.num_tables)
+        seat = None if seat is None else _index("seat", seat, 4)
+        if not self._ready:
+            raise VectorEnvError("call reset() before info_state()")
         row = self._S[i].tolist()
         if seat is None:
             seat = row[k.SEAT]
-        elif isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat <= 3:
-            raise VectorEnvError(f"seat must be 0..3, got {seat!r}")
-        seat = int(seat)
         phase = _PHASES[row[k.PHASE]]
         current = -1 if phase == "done" else row[k.SEAT]
         start, ncalls, dealer = row[k.DEAL_LOG_START], row[k.NCALLS], row[k.DEALER]
@@ -357,9 +431,7 @@ class VectorEnv:
         seat's cards either; :meth:`info_state` is the same knowledge as a rules-core record."""
         if not self._ready:
             raise VectorEnvError("call reset() before info_rows()")
-        t = np.asarray(tables, dtype=np.int64).reshape(-1)
-        if len(t) and (t.min() < 0 or t.max() >= self.num_tables):
-            raise VectorEnvError(f"tables must be in 0..{self.num_tables - 1}")
+        t = _indices("tables", tables, self.num_tables)
         out = np.empty((len(t), self._S.shape[1]), dtype=np.int64)
         self._k.info_rows(self._S, t, out)
         return out

@@ -16,8 +16,11 @@ AEC env's, bit for bit); ``infos`` holds the seat's
 (rule-based and search agents), ``None`` entries for the others (neural
 agents), so a neural agent decides for all its tables in one forward pass.
 
-An action outside the mask raises :class:`AgentActionError` naming the agent,
-table, seat and legal set, before anything is applied.
+Every answer is read by one rule, :func:`belote_env.vector.action_array`
+(that of ``belote_env.rules.actions.action_id``: ints and numpy integers; a
+float, bool, NaN, string or array is not an action). An answer that is not an
+action, or one outside the mask, raises :class:`AgentActionError` naming the
+agent, table, seat and legal set, before anything is applied.
 
 Redeals after everyone passed are dealt by the engine. So that agents that
 never bid cannot loop forever, an episode that redeals ``max_redeals`` times
@@ -35,8 +38,10 @@ import numpy as np
 from agents.arena.errors import AgentActionError
 from agents.base import Agent
 from belote_env.numba_cache import heal_damaged_files
-from belote_env.rules.actions import action_name
+from belote_env.rules.actions import action_id, action_name
 from belote_env.rules.scoring import Outcome
+from belote_env.rules.variant import short_repr
+from belote_env.vector import action_array
 
 heal_damaged_files()  # a damaged cache file of the kernels below is compiled again, not fatal
 
@@ -102,18 +107,22 @@ class Runner:
             else:
                 got = agent.act_batch(obs[idx], m, infos)
         try:
-            acts = np.asarray(got, dtype=np.int64).reshape(-1)
-            if len(acts) != len(idx):
-                raise AgentActionError(f"agent {agent!r}.act_batch returned {len(acts)} actions for {len(idx)} decisions")
-        except (TypeError, ValueError) as e:
-            raise AgentActionError(f"agent {agent!r} returned {got!r}, not one action id per decision") from e
-        j = _first_illegal(m, acts)
+            acts, bad = action_array(got)
+        except ValueError as e:
+            raise AgentActionError(f"agent {agent!r} returned {short_repr(got)}, not one action id per decision "
+                                   f"({e})") from None
+        if len(acts) != len(idx):
+            raise AgentActionError(f"agent {agent!r}.act_batch returned {len(acts)} actions for {len(idx)} decisions")
+        j = bad if bad >= 0 else _first_illegal(m, acts)
         if j >= 0:
             t = int(idx[j])
             legal = ", ".join(action_name(a) for a in np.flatnonzero(m[j]).tolist())
+            given = got[j]
+            a = action_id(given)
+            what = (f"{type(given).__name__} {short_repr(given)}, not an action id (an int)" if a is None
+                    else f"{a}, which is not legal there")
             raise AgentActionError(
-                f"agent {agent!r} at seat {int(seat[t])} of table {t} returned {int(acts[j])}, which is not legal "
-                f"there; legal actions: {legal}")
+                f"agent {agent!r} at seat {int(seat[t])} of table {t} returned {what}; legal actions: {legal}")
         return acts
 
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.arena.errors import AgentActionError
 from agents.registry import make_agent
-from belote_env.rules.actions import NUM_ACTIONS
+from belote_env.rules.actions import NUM_ACTIONS, action_id, action_name
 from belote_env.rules.info import info_state
+from belote_env.rules.variant import short_repr
 
 try:
     import pyspiel
@@ -48,7 +50,14 @@ class AgentBot(pyspiel.Bot):
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         mask[list(info.legal)] = 1
         obs = state.encoder().observation(seat) if self.agent.needs_observation else None
-        return int(self.agent.act(obs, mask, info))
+        given = self.agent.act(obs, mask, info)
+        a = action_id(given)
+        if a is None or a not in info.legal:
+            legal = ", ".join(action_name(x) for x in info.legal)
+            raise AgentActionError(
+                f"agent {self.agent!r} at seat {seat} returned {type(given).__name__} {short_repr(given)}, "
+                f"{'not an action id (an int)' if a is None else 'which is not legal there'}; legal actions: {legal}")
+        return a
 
 
 __all__ = ["AgentBot"]

@@ -51,9 +51,11 @@ def main(argv: list[str] | None = None) -> int:
 
     p = CommandParser(
         prog="belote-tournament",
-        description="Round-robin duplicate tournament between agents (registry names or checkpoint paths).",
+        description="Round-robin duplicate tournament between agents (agent specs: registered names, shipped "
+                    "agents, checkpoint paths, module:factory).",
     )
-    p.add_argument("agents", nargs="+", help="agents: 'random', 'heuristic', or checkpoint paths (.pt)")
+    p.add_argument("agents", nargs="+", help="agent specs: 'random', 'heuristic', 'pimc[:options]', a shipped agent "
+                   "('ppo_coinche'...), a checkpoint path (.pt), 'openspiel:ismcts', or module:factory")
     p.add_argument("--variant", "-v", nargs="+", default=["coinche"],
                    help="variant names (configs/variants) or YAML paths; one tournament each (default coinche)")
     p.add_argument("--pairs", "-n", type=positive_int, default=1000, help="duplicate pairs per match (default 1000)")

@@ -52,7 +52,7 @@ except ImportError as e:  # pragma: no cover - the message is the point
 from ..aec import DEFAULT_MAX_REDEALS
 from ..observation import OBS_SIZE, SEGMENTS, IncrementalEncoder
 from ..rewards import REWARD_SCALE
-from ..rules.actions import ACTION_NAMES, NUM_ACTIONS
+from ..rules.actions import ACTION_NAMES, NUM_ACTIONS, action_id
 from ..rules.cards import CARD_NAMES, cards_of, format_cards
 from ..rules.errors import BeloteError
 from ..rules.game import GameState
@@ -60,6 +60,7 @@ from ..rules.info import InfoState, info_state
 from ..rules.sampling import sample_deal
 from ..rules.scoring import REDEAL
 from ..rules.state import BIDDING, DONE, DealState, parse_switches
+from ..rules.variant import Variant, short_repr
 from ..variants import load_variant
 
 SHORT_NAME = "python_belote"
@@ -88,7 +89,8 @@ _GAME_TYPE = pyspiel.GameType(
 
 
 class BeloteGameError(BeloteError):
-    """A bad ``python_belote`` parameter (a ValueError)."""
+    """A bad ``python_belote`` parameter or argument, or a chance outcome that is not a card still in the deck
+    (a ValueError)."""
 
 
 def variant_of(params: dict):
@@ -177,6 +179,8 @@ class BeloteState(pyspiel.State):
         return self.truncated or self.game_state.over
 
     def _legal_actions(self, player: int) -> list[int]:
+        if player != self.current_player():  # OpenSpiel's convention: a seat not to act has none
+            return []
         return self.game_state.legal_actions()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -185,6 +189,13 @@ class BeloteState(pyspiel.State):
         return [(c, p) for c in range(32) if not used >> c & 1]
 
     def _apply_action(self, action: int) -> None:
+        if self.is_terminal():
+            raise BeloteGameError(f"python_belote: the episode is over; action {action} cannot be applied")
+        if self._dealing or self._pending >= 0:
+            if not 0 <= action < 32 or self._used() >> action & 1:
+                deck = " ".join(CARD_NAMES[c] for c, _ in self.chance_outcomes())
+                raise BeloteGameError(f"python_belote: chance outcome {action} is not a card still in the deck "
+                                      f"({deck}); nothing was dealt")
         if self._dealing:
             self.dealt.append(action)
             if len(self.dealt) == 4 * self._hand_size + (self._hand_size == 5):
@@ -385,6 +396,11 @@ class BeloteObserver:
 def game_for(variant, dealer: int = 0) -> BeloteGame:
     """The ``python_belote`` game of a :class:`~belote_env.rules.variant.Variant` (a shipped one or any other:
     every switch is passed) whose first deal is dealt by ``dealer``."""
+    if not isinstance(variant, Variant):
+        raise BeloteGameError(f"game_for takes a Variant (belote_env.variants.load_variant), got "
+                              f"{type(variant).__name__} {short_repr(variant)}")
+    if action_id(dealer) is None or not 0 <= action_id(dealer) <= 3:
+        raise BeloteGameError(f"python_belote: dealer must be a seat 0..3, got {short_repr(dealer)}")
     switches = " ".join(f"{k}:{str(v).lower() if isinstance(v, bool) else v}" for k, v in variant.to_dict().items()
                         if k not in ("name", "episode"))
     game = pyspiel.load_game(SHORT_NAME, {"variant": "coinche", "switches": switches, "episode": variant.episode,
@@ -399,6 +415,9 @@ def game_for(variant, dealer: int = 0) -> BeloteGame:
 def state_from_deal(game: BeloteGame, deal: DealState) -> BeloteState:
     """The ``python_belote`` state of ``deal`` (its cards dealt by the chance nodes, then its actions), in a game
     whose first dealer is the deal's (:func:`game_for`); the first deal of the episode."""
+    if not isinstance(game, BeloteGame) or not isinstance(deal, DealState):
+        raise BeloteGameError(f"state_from_deal takes a python_belote game (game_for) and a DealState, got "
+                              f"{type(game).__name__} and {type(deal).__name__}")
     if game.dealer != deal.dealer:
         raise BeloteGameError(f"state_from_deal: the game's first dealer is {game.dealer}, the deal's {deal.dealer}")
     state = game.new_initial_state()

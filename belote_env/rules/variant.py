@@ -27,8 +27,8 @@ _REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 
 
 
 def short_repr(value) -> str:
-    """A repr of bounded length and depth, for error messages about user data."""
-    return _REPR.repr(value)
+    """A repr of bounded length and depth on one line, for error messages about user data."""
+    return " ".join(_REPR.repr(value).split())
 
 
 # Which scoring goes with which bidding and deal (RULES.md 3, 7, 10).

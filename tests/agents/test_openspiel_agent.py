@@ -68,6 +68,20 @@ def test_our_agents_are_pyspiel_bots_in_openspiel_s_evaluation_loop():
     assert state.returns() == [d, -d, d, -d]
 
 
+@pytest.mark.parametrize("answer, shown", [(3.7, "float 3.7"), (True, "bool True"), ("32", "str '32'"),
+                                           (0, "int 0, which is not legal there")])
+def test_an_agent_bot_refuses_answers_that_are_not_legal_action_ids(answer, shown):
+    from agents.arena.errors import AgentActionError
+    from agents.policy import PolicyAgent
+
+    state = pyspiel.load_game("python_belote(variant=coinche)").new_initial_state()
+    for c in range(32):
+        state.apply_action(c)
+    bot = AgentBot(PolicyAgent(lambda obs, mask: answer, name="odd"))
+    with pytest.raises(AgentActionError, match=f"agent <PolicyAgent odd> at seat 1 returned {shown}"):
+        bot.step(state)
+
+
 def test_openspiel_s_ismcts_plays_our_duplicate_matches_reproducibly():
     variant = load_variant("coinche")
     a = duplicate_match(make_agent("openspiel:ismcts,sims=8"), make_agent("random"), variant, 2, seed=3)

@@ -127,3 +127,28 @@ def test_seats_take_agents_callables_and_spec_strings(monkeypatch):
     monkeypatch.setattr("importlib.metadata.entry_points", lambda group: [])
     with pytest.raises(belote_env.errors.EnvArgumentError, match="entry-point group 'belote_env.agents'"):
         single_agent.seat_player("heuristic", "opponents")
+
+
+def test_step_before_reset_and_numpy_seats():
+    env = SingleAgentEnv("coinche", seat=np.int64(2), partner="random", opponents="random")
+    assert env.seat == 2 and type(env.seat) is int
+    with pytest.raises(gymnasium.error.ResetNeeded, match="call reset"):
+        env.step(0)
+    for bad in (2.0, np.float64(2), True, 4, -1, "north"):
+        with pytest.raises(belote_env.errors.EnvArgumentError, match="seat must be 0..3 or 'random'"):
+            SingleAgentEnv("coinche", seat=bad)
+
+
+@pytest.mark.parametrize("answer, shown", [
+    (lambda m: float(np.flatnonzero(m)[0]) + 0.7, "float 32.7"), (lambda m: True, "bool True"),
+    (lambda m: float("nan"), "float nan"), (lambda m: "32", "str '32'"), (lambda m: np.flatnonzero(m), "ndarray"),
+    (lambda m: 200, "int 200, which is not legal there"),
+])
+def test_other_seats_answering_no_legal_action_id_are_refused(answer, shown):
+    """The other seats' answers are read by the rules core's rule (action_id) and checked against their mask:
+    the error names the seat, the agent and the legal set, and nothing is applied."""
+    env = SingleAgentEnv("coinche", seat=0, partner="random", opponents=lambda obs, mask: answer(mask))
+    with pytest.raises(belote_env.errors.IllegalActionError, match="the opponents agent <callable") as e:
+        env.reset(seed=0)
+    assert f"at seat 1 returned {shown}" in str(e.value) and "legal: pass, 80 S" in str(e.value)
+    assert e.value.seat == 1 and len(env.aec.game.deal.calls) == 0  # seat 1 is the first to speak: nothing applied

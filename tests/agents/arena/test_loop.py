@@ -1,6 +1,8 @@
 """The one play loop (agents.arena.loop): batched decisions, information states, illegal actions,
 endless redeals, and agreement with the rules core."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -134,15 +136,45 @@ def test_an_answer_outside_the_actions_names_its_table(action):
 
 
 class Garbage(Agent):
+    """Answers ``answer`` at every decision (``batch``: as the whole batch's answer)."""
+
     needs_observation = False
 
+    def __init__(self, answer, batch=False):
+        self.answer, self.batch = answer, batch
+
     def act_batch(self, observations, action_masks, infos):
-        return ["x"] * len(infos)
+        return self.answer if self.batch else [self.answer] * len(infos)
 
 
-def test_non_integer_answers_are_agent_errors():
+@pytest.mark.parametrize("answer, shown", [
+    ("x", "str 'x'"), (3.7, "float 3.7"), (32.0, "float 32.0"), (True, "bool True"), (float("nan"), "float nan"),
+    (np.float32(32), "float32"), (np.bool_(True), "bool"), (np.array([32, 33]), "ndarray array"), (None, "NoneType"),
+])
+def test_answers_that_are_not_action_ids_are_refused(answer, shown):
+    """One rule for every agent's answer (action_id's): a float, bool, NaN, string or array is not an action,
+    even where int() would make one of it (3.7 would play card 3, True card 1)."""
+    with pytest.raises(AgentActionError, match=rf"at seat 1 of table 0 returned {re.escape(shown)}.*not an action "
+                                               r"id.*legal actions: pass, 80 S"):
+        play_game(load_variant("coinche"), [Garbage(answer)] * 4)
+
+
+@pytest.mark.parametrize("answer", [32, np.int64(32), np.uint8(32), np.array(32)])
+def test_integers_of_any_library_are_actions(answer):
+    ep = play_game(load_variant("belote_classique"), [Garbage(answer)] * 4, max_redeals=2)  # pass, pass...
+    assert ep.truncated[0] and ep.deals[0] == 2
+
+
+@pytest.mark.parametrize("answer", [32, "32", np.zeros((1, 1), dtype=np.int64), {1: 2}])
+def test_a_batch_answer_that_is_not_a_sequence_is_refused(answer):
     with pytest.raises(AgentActionError, match="not one action id per decision"):
-        play_game(load_variant("coinche"), [Garbage()] * 4)
+        play_game(load_variant("coinche"), [Garbage(answer, batch=True)] * 4)
+
+
+def test_a_uint64_answer_beyond_int64_is_shown_as_given():
+    big = np.array([2**63 + 5], dtype=np.uint64)
+    with pytest.raises(AgentActionError, match=f"returned {2**63 + 5}, which is not legal there"):
+        play_game(load_variant("coinche"), [Garbage(big, batch=True)] * 4)
 
 
 class AlwaysPass(Agent):

@@ -139,7 +139,7 @@ def test_bad_arguments():
     venv.reset()
     with pytest.raises(VectorEnvError, match="shape"):
         venv.step(np.zeros(3, dtype=np.int64))
-    with pytest.raises(VectorEnvError, match="integers"):
+    with pytest.raises(VectorEnvError, match="not an action id"):
         venv.step(np.full(2, 32.0))
     with pytest.raises(VectorEnvError, match="out of range"):
         venv.state(2)
@@ -235,8 +235,10 @@ def test_observations_of_any_seat_are_the_rules_cores(name):
         obs, mask, seat, *_ = venv.step(_random_actions(rng, mask))
     with pytest.raises(VectorEnvError, match="same length"):
         venv.observations([0, 1], [0])
-    with pytest.raises(VectorEnvError, match="seats in 0..3"):
+    with pytest.raises(VectorEnvError, match=r"tables must be in 0\.\.4"):
         venv.observations([5], [0])
+    with pytest.raises(VectorEnvError, match=r"seats must be in 0\.\.3"):
+        venv.observations([0], [4])
 
 
 @pytest.mark.parametrize("name", ["coinche", "belote_classique"])
@@ -255,3 +257,86 @@ def test_hands_are_the_rules_cores(name):
         obs, mask, seat, *_ = venv.step(_random_actions(rng, mask))
     with pytest.raises(VectorEnvError, match="tables must be"):
         venv.hands([5])
+
+
+def _snapshot(venv):
+    return [x.copy() for x in (venv._S, venv._MT, venv._MT0, venv._log)] + [venv.seed, venv._table_seeds]
+
+
+def _same(a, b):
+    return all(np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y for x, y in zip(a, b))
+
+
+def test_refused_calls_name_the_argument_and_change_nothing():
+    venv = VectorEnv("coinche", 4, seed=3)
+    for call in (lambda: venv.info_state(0), lambda: venv.state(0), lambda: venv.info_rows([0]),
+                 lambda: venv.hands(), lambda: venv.observations([0], [0])):
+        with pytest.raises(VectorEnvError, match="call reset"):
+            call()
+    obs, mask, seat = venv.reset()
+    legal = mask.argmax(axis=1)
+    bad_calls = [
+        ("table must be an int, got float 1.5", lambda: venv.state(1.5)),
+        ("table must be an int, got float 1.0", lambda: venv.info_state(1.0)),
+        ("table must be an int, got bool True", lambda: venv.state(True)),
+        ("table 4 is out of range", lambda: venv.info_state(np.int64(4))),
+        ("seat must be an int", lambda: venv.info_state(0, 1.0)),
+        ("seat 4 is out of range", lambda: venv.info_state(0, 4)),
+        (r"tables must be ints, got \[1.7\]", lambda: venv.observations([1.7], [2])),
+        ("seats must be ints", lambda: venv.observations([1], [2.9])),
+        (r"tables must be ints, got \[0.5\]", lambda: venv.hands([0.5])),
+        (r"tables must be ints, got \[1.9\]", lambda: venv.info_rows([1.9])),
+        ("tables must be in 0..3", lambda: venv.info_rows([4])),
+        ("seed must be a non-negative int", lambda: venv.reset(seed=-1)),
+        ("seed must be a non-negative int", lambda: venv.reset(seed=1.5)),
+        ("table_seeds must be 4", lambda: venv.reset(table_seeds=[1, 2, 3])),
+        (r"actions\[1\] is float 1.0, not an action id", lambda: venv.step([int(legal[0]), 1.0, 0, 0])),
+        (r"actions\[0\] is bool True", lambda: venv.step([True, 0, 0, 0])),
+        (r"actions\[0\] is float64", lambda: venv.step(legal.astype(np.float64))),
+        ("got str", lambda: venv.step("abcd")),
+        ("got shape", lambda: venv.step(legal[:, None])),
+        ("got 3 actions", lambda: venv.step(legal[:3])),
+    ]
+    for match, call in bad_calls:
+        before = _snapshot(venv)
+        with pytest.raises(VectorEnvError, match=match):
+            call()
+        assert _same(before, _snapshot(venv)), match
+    before = _snapshot(venv)
+    huge = legal.astype(np.uint64)
+    huge[2] = 2**63 + 5
+    with pytest.raises(VectorIllegalActionError, match=f"illegal action {2**63 + 5} \\(out of range 0..111\\) at table 2"):
+        venv.step(huge)
+    assert _same(before, _snapshot(venv))
+    # numpy integers are accepted wherever ints are
+    assert venv.info_state(np.int64(1), np.int8(2)) == venv.info_state(1, 2)
+    assert np.array_equal(venv.hands(np.array([1, 2], dtype=np.uint8)), venv.hands([1, 2]))
+
+
+def test_action_arrays_of_any_layout_step_alike_without_a_new_compilation():
+    runs = []
+    for layout in ("int64", "strided", "uint8", "list", "int32_fortran"):
+        venv = VectorEnv("coinche", 6, seed=2)
+        obs, mask, seat = venv.reset()
+        rng = np.random.default_rng(0)
+        signatures = len(venv._k.step.signatures)
+        out = []
+        for _ in range(40):
+            a = _random_actions(rng, mask)
+            if layout == "strided":
+                wide = np.zeros(12, dtype=np.int64)
+                wide[::2] = a
+                a = wide[::2]
+            elif layout == "uint8":
+                a = a.astype(np.uint8)
+            elif layout == "list":
+                a = [int(x) for x in a]
+            elif layout == "int32_fortran":
+                a = np.asfortranarray(a.astype(np.int32))
+            obs, mask, seat, rewards, done, info = venv.step(a)
+            out.append((obs.copy(), rewards.copy()))
+        assert len(venv._k.step.signatures) == signatures, layout  # no specialisation compiled for the layout
+        runs.append(out)
+    for other in runs[1:]:
+        for (o1, r1), (o2, r2) in zip(runs[0], other):
+            assert np.array_equal(o1, o2) and np.array_equal(r1, r2)

@@ -12,9 +12,9 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 from belote_env.integrations import openspiel as belote_os  # noqa: E402
-from belote_env.rules.errors import NotationError  # noqa: E402
+from belote_env.rules.errors import IllegalActionError, NotationError  # noqa: E402
 from belote_env.rules.state import DealState  # noqa: E402
-from belote_env.variants import variant_names, variant_path  # noqa: E402
+from belote_env.variants import load_variant, variant_names, variant_path  # noqa: E402
 
 FAMILIES = ("belote_classique", "coinche", "contree", "cobrecaf_81")
 
@@ -127,6 +127,41 @@ def test_parameters_and_their_errors(tmp_path):
         pyspiel.load_game("python_belote(colour=red)")
     with pytest.raises((NotationError, Exception)):
         pyspiel.load_game("python_belote(variant=no_such_variant)")
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_refused_actions_and_arguments_change_nothing(name):
+    """A chance outcome that is not a card still in the deck, an illegal action or any action after the end is
+    refused with the project's errors, and the state is as it was (its history and each seat's view)."""
+    game = pyspiel.load_game(f"python_belote(variant={name})")
+    rng = random.Random(name)
+
+    def refused(state, action, error, match):
+        before = (state.history(), str(state), [state.information_state_string(p) for p in range(4)])
+        with pytest.raises(error, match=match):
+            state.apply_action(action)
+        assert (state.history(), str(state), [state.information_state_string(p) for p in range(4)]) == before
+
+    state = game.new_initial_state()
+    refused(state, 32, belote_os.BeloteGameError, "chance outcome 32 is not a card still in the deck")
+    state.apply_action(5)
+    refused(state, 5, belote_os.BeloteGameError, "chance outcome 5 is not a card still in the deck")
+    state = random_state(game, rng, stop=lambda s: not s.is_chance_node())
+    illegal = next(a for a in range(112) if a not in state.legal_actions())
+    refused(state, illegal, IllegalActionError, "illegal action")
+    refused(state, 200, IllegalActionError, "illegal action 200")
+    assert state.legal_actions((state.current_player() + 1) % 4) == []  # a seat not to act has none
+    state = random_state(game, rng)
+    refused(state, state.history()[-1], belote_os.BeloteGameError, "the episode is over")
+    variant = load_variant(name)
+    for dealer in (1.5, True, 4, "0"):
+        with pytest.raises(belote_os.BeloteGameError, match="dealer must be a seat 0..3"):
+            belote_os.game_for(variant, dealer)
+    assert belote_os.game_for(variant, np.int64(2)).dealer == 2
+    with pytest.raises(belote_os.BeloteGameError, match="game_for takes a Variant"):
+        belote_os.game_for(name)
+    with pytest.raises(belote_os.BeloteGameError, match="takes a python_belote game"):
+        belote_os.state_from_deal(game, "JH QH")
 
 
 def test_openspiel_s_ismcts_bot_plays_a_deal():
