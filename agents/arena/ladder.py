@@ -296,6 +296,48 @@ def _num(x: float) -> float | int:
     return int(x) if x.is_integer() else x
 
 
+def verify_cache(cache_dir: Path) -> tuple[list[str], int, int]:
+    """Re-check every match file of a cache folder (``--verify``): its format, that it is named for its agents,
+    that their weights are those it was played with, and every chunk (:func:`chunk_problem`). Returns a line per
+    file, the number of files and the number with a problem; reads only (the next ladder run plays bad chunks
+    again)."""
+    if not cache_dir.is_dir():
+        raise LadderError(f"--cache {str(cache_dir)!r} is not a folder")
+    lines, problems = [], 0
+    files = sorted(p for p in cache_dir.glob("*/*.json"))
+    for path in files:
+        family = path.parent.name
+        try:
+            data = json.loads(path.read_text())
+            a, b = data["agent_a"], data["agent_b"]
+            if family not in FAMILIES:
+                raise ValueError(f"{family!r} is not a family ({', '.join(FAMILIES)})")
+            if not isinstance(a, str) or not isinstance(b, str) or path.name != f"{file_stem(a)}__{file_stem(b)}.json":
+                raise ValueError(f"its name is not that of its agents {a!r} and {b!r}")
+            m = MatchCache.open(cache_dir, family, a, b)
+        except LadderError as e:  # names the file
+            lines.append(f"BAD: {e}")
+            problems += 1
+            continue
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            lines.append(f"BAD: cache file {str(path)!r} cannot be used ({e}); delete it to play the match again")
+            problems += 1
+            continue
+        pairs: dict[int, int] = {}
+        for seed, start, stop in m.chunks:
+            pairs[seed] = pairs.get(seed, 0) + stop - start
+        held = ", ".join(f"seed {k}: {v:,} pairs" for k, v in sorted(pairs.items())) or "nothing played"
+        if m.stale or m.dropped:
+            problems += 1
+            why = [m.stale] if m.stale else m.dropped
+            lines.append(f"BAD: {path}: {'; '.join(why)} (the next run plays it again; {held} check out)")
+        else:
+            lines.append(f"{path}: ok, {len(m.chunks)} chunks ({held})")
+    if not files:
+        lines.append(f"{cache_dir}: no match file (<family>/<A>__<B>.json)")
+    return lines, len(files), problems
+
+
 # ----------------------------------------------------------------------------- playing
 
 def _timed_chunk(task) -> tuple[MatchResult, float]:
@@ -609,6 +651,9 @@ def parser() -> argparse.ArgumentParser:
                    help="start no new chunk after M minutes (chunks in play end and are saved); rerun to go on. "
                         "Exit status 3 while pairs are left")
     p.add_argument("--dry-run", action="store_true", help="list the matches, what is cached and what is left; play nothing")
+    p.add_argument("--verify", action="store_true",
+                   help="re-check every file of the cache (format, agents' weights, each chunk's ranges, values and "
+                        "digest); play and write nothing. Exit status 1 when a file has a problem")
     p.add_argument("--bootstrap", type=positive_int, default=DEFAULT_BOOTSTRAP,
                    help=f"bootstrap replicates for the rating intervals (default {DEFAULT_BOOTSTRAP})")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT,
@@ -636,6 +681,11 @@ def run(args) -> int:
     from belote_env.variants import load_variant
 
     t0 = time.monotonic()
+    if args.verify:
+        lines, checked, problems = verify_cache(args.cache if args.cache is not None else args.out / "ladder")
+        print("\n".join(lines))
+        print(f"{checked} match files checked, {problems} with a problem")
+        return 1 if problems else 0
     unknown = [f for f in args.families if f not in FAMILIES]
     if unknown:
         raise LadderError(f"unknown famil{'ies' if len(unknown) > 1 else 'y'} {', '.join(map(repr, unknown))}: "

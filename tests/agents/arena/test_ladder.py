@@ -185,15 +185,39 @@ def test_a_damaged_chunk_is_reported_by_name_and_played_again(tmp_path, chunks_p
     assert main(argv) == 0
     table = (tmp_path / "results" / "contree_matches.csv").read_text()
     path = tmp_path / "results" / "ladder" / "contree" / "random__heuristic.json"
+    capsys.readouterr()
+    assert main([*argv, "--verify"]) == 0  # --verify re-checks the cache, plays and writes nothing
+    assert capsys.readouterr().out == f"{path}: ok, 1 chunks (seed 0: 4 pairs)\n1 match files checked, 0 with a problem\n"
     data = json.loads(path.read_text())
     edit(data["chunks"][0])
     path.write_text(json.dumps(data))
-    capsys.readouterr()
+    assert main([*argv, "--verify"]) == 1
+    out = capsys.readouterr().out
+    assert f"BAD: {path}: chunk seed 0 pairs " in out and reason in out and "1 with a problem" in out
+    assert len(chunks_played) == 1
     assert main(argv) == 0
     assert f"{path}: chunk seed 0 pairs " in capsys.readouterr().out
     assert len(chunks_played) == 2  # played again
     assert (tmp_path / "results" / "contree_matches.csv").read_text() == table  # never mixed into the table
     assert not [line for line in (ladder.chunk_problem(c) for c in json.loads(path.read_text())["chunks"]) if line]
+
+
+def test_verify_reports_every_kind_of_bad_file(tmp_path, capsys):
+    cache = tmp_path / "cache"
+    assert main(["--verify", "--cache", str(tmp_path / "none")]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+    (cache / "contree").mkdir(parents=True)
+    assert main(["--verify", "--cache", str(cache)]) == 0
+    assert "no match file" in capsys.readouterr().out
+    (cache / "contree" / "random__heuristic.json").write_text("{not json")
+    (cache / "contree" / "x__y.json").write_text(json.dumps({"agent_a": "random", "agent_b": "heuristic"}))
+    (cache / "chess").mkdir()
+    (cache / "chess" / "random__heuristic.json").write_text(json.dumps({"agent_a": "random", "agent_b": "heuristic"}))
+    assert main(["--verify", "--cache", str(cache)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 4 and out[-1] == "3 match files checked, 3 with a problem"
+    assert "'chess' is not a family" in out[0]
+    assert "cannot be used (Expecting property name" in out[1] and "its name is not that of its agents" in out[2]
 
 
 def test_two_ladders_sharing_a_cache_lose_nothing(tmp_path):
