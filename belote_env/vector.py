@@ -134,7 +134,10 @@ def _indices(name: str, values, size: int) -> np.ndarray:
     """``values`` (a sequence or an array of ints) as a contiguous int64 array of indices 0..size-1."""
     if isinstance(values, (str, bytes)):
         raise VectorEnvError(f"{name} must be a sequence of ints, got {short_repr(values)}")
-    arr = np.asarray(values)
+    try:
+        arr = np.asarray(values)
+    except (ValueError, TypeError) as e:  # ragged nesting, objects numpy cannot read
+        raise VectorEnvError(f"{name} must be a sequence of ints, got {short_repr(values)} ({e})") from None
     if arr.size == 0:
         return np.zeros(0, dtype=np.int64)
     if arr.dtype.kind not in "iu":

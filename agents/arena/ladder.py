@@ -43,7 +43,7 @@ from agents.arena.errors import LadderError
 from agents.arena.match import CHUNK_PAIRS, MatchResult, run_chunk
 from agents.arena.reports import md_table, no_nan, rating_rows, stronger_first, text_table, write_reports
 from agents.cli import CommandParser, check_writable, nonnegative_int, positive_int
-from agents.files import replacing
+from agents.files import replacing, write_text
 from belote_env.rules.errors import BeloteError
 
 FAMILIES = ("belote_classique", "coinche", "contree", "cobrecaf_81")
@@ -762,7 +762,7 @@ def run(args) -> int:
         return INCOMPLETE
     text = results_page(done, command, args.docs, cache_dir, args.pairs, args.seed, args.bootstrap, args.agents)
     try:
-        args.docs.write_text(text)
+        write_text(args.docs, text)
     except OSError as e:
         raise LadderError(f"--docs {str(args.docs)!r} cannot be written: {e.strerror or e}") from None
     print(f"\nwrote {args.docs} ({(time.monotonic() - t0) / 60:.1f} minutes)")

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import glob
 import json
 import math
 import os
+import re
 from pathlib import Path
 
 from agents.arena.errors import ReportError
 from agents.arena.match import MatchResult
+from agents.files import remove_stale
 
 
 def md_table(rows: list[dict]) -> str:
@@ -70,7 +73,8 @@ def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], 
 
     All or nothing: every file is first written in full under a hidden temporary name in ``out_dir``, then
     each is renamed into place; a write that fails (a full disk, an unwritable folder: :class:`ReportError`,
-    one line) or a kill before the renames leaves the previous set as it was and no temporary file.
+    one line) or a kill before the renames leaves the previous set as it was; the temporary files a killed run
+    leaves are removed by the next write of the variant's reports in that folder.
     The PNG needs matplotlib (the ``plot`` or ``train`` extra); without it the
     other files are written and the Markdown says how to get the plot."""
     import importlib.util
@@ -85,6 +89,7 @@ def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], 
     staged = {k: p.with_name(f".{os.getpid()}-{p.name}") for k, p in paths.items()}  # same suffix: savefig's format
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
+        remove_stale(out_dir, f".*-{glob.escape(variant_name)}[._]*", rf"\.(\d+)-{re.escape(variant_name)}[._].*")
         _write_set(staged, can_plot, stem, variant_name, matches, ratings, command, games, seed)
         for k in paths:
             os.replace(staged[k], paths[k])

@@ -10,8 +10,10 @@ from pathlib import Path
 import torch
 
 from agents.arena.reports import no_nan
+from agents.files import write_text
 from agents.neural.agent import load_agent
 from agents.neural.checkpoint import load_checkpoint
+from agents.training.errors import RunWriteError
 from belote_env.variants import load_variant
 
 
@@ -83,9 +85,18 @@ def evaluate_checkpoint(spec: str, args, cli: dict) -> dict:
         out.parent.mkdir(parents=True, exist_ok=True)
     else:
         out = Path(str(path) + ".eval.json")
-    out.write_text(json.dumps(no_nan(summary), indent=2, allow_nan=False))
+    _write_summary(out, summary)
     print(f"wrote {out}")
     return summary
+
+
+def _write_summary(path: Path, summary: dict) -> None:
+    """An evaluation summary as JSON, whole or not at all; a full disk or an unwritable folder is a
+    RunWriteError (one ``error:`` line from the commands)."""
+    try:
+        write_text(path, json.dumps(no_nan(summary), indent=2, allow_nan=False))
+    except OSError as e:
+        raise RunWriteError(f"cannot write {str(path)!r}: {e.strerror or e}") from None
 
 
 def _mean(values) -> float:
@@ -133,8 +144,7 @@ def final_evaluation(agent, variant, args, writer, update: int, global_step: int
     summary = {"run_name": args.run_name, "variant": args.variant, "update": update, "global_step": global_step,
                "wall_s": wall, "stopped_early": stopped_early, "checkpoint": str(checkpoint),
                "eval_seed": args.eval_seed + 1, "results": final}
-    (Path(args.runs_dir) / args.run_name / "final_eval.json").write_text(
-        json.dumps(no_nan(summary), indent=2, allow_nan=False))
+    _write_summary(Path(args.runs_dir) / args.run_name / "final_eval.json", summary)
     print(f"run {args.run_name}: {update} updates, {global_step} steps, {wall / 60:.1f} min; checkpoint {checkpoint}")
     return summary
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import io
 import sys
+import warnings
 from pathlib import Path
 
 import torch
@@ -102,7 +103,11 @@ def export_onnx(checkpoint: str | Path, out: str | Path) -> Path:
     out = _destination(out, "policy.onnx")
     model = ExportedPolicy(build_net(load_checkpoint(checkpoint), checkpoint))
     buffer = io.BytesIO()
-    with torch.no_grad():
+    with torch.no_grad(), warnings.catch_warnings():
+        # dynamo=False on purpose (the TorchScript-based exporter handles the masked network without onnxscript);
+        # its deprecation notice is not the user's business
+        warnings.filterwarnings("ignore", "You are using the legacy TorchScript-based ONNX export",
+                                DeprecationWarning)
         torch.onnx.export(
             model, _example(), buffer, dynamo=False, input_names=["observation", "action_mask"],
             output_names=["logits", "value"],

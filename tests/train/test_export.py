@@ -112,25 +112,14 @@ def test_a_folder_destination_is_refused_with_one_line_before_any_export(checkpo
         export(path, folder)
 
 
-FULL_DISK = """
-import resource, signal, sys
-signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit then fails with EFBIG, as a full disk would
-resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))
-from agents.training.export import main
-sys.exit(main(sys.argv[1:]))
-"""
-
-
 @pytest.mark.parametrize("flag", FLAGS)
 def test_a_write_that_fails_leaves_no_partial_file_and_the_old_one_whole(checkpoint, tmp_path, flag):
-    import subprocess
-    import sys
+    from tests.faults import run_with_fault
 
     path, _ = checkpoint
     out = tmp_path / "policy.out"
     out.write_text("the previous export")
-    proc = subprocess.run([sys.executable, "-c", FULL_DISK, str(path), flag, str(out)], capture_output=True,
-                          text=True, timeout=300)
+    proc = run_with_fault(["full", "20000"], "agents.training.export", path, flag, out)
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert proc.stderr == f"error: cannot write '{out}': File too large\n"
     assert out.read_text() == "the previous export"

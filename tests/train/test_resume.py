@@ -88,17 +88,14 @@ def uninterrupted(tmp_path_factory):
 
 
 # each checkpoint is two writes (ckpt_<update>.pt, then latest.pt), 7 and 8 the last one's: killed before it is
-# complete (a partial temporary file left), between its two files (latest.pt partial and older), after both
-@pytest.mark.parametrize(("write", "phase"), [(7, "during"), (8, "during"), (8, "after")])
+# complete (half its temporary file written), between its two files (latest.pt older), after both
+@pytest.mark.parametrize(("write", "phase"), [(7, "before"), (8, "before"), (8, "after")])
 def test_a_kill_at_any_point_of_a_checkpoint_write_resumes_exactly(tmp_path, uninterrupted, write, phase):
-    import subprocess
-    import sys
-
-    from .helpers import REPO
+    from tests.faults import run_with_fault
 
     options = [*SHORT, "--runs-dir", str(tmp_path), "--run-name", "cut"]
-    killed = subprocess.run([sys.executable, "tests/train/die_in_checkpoint.py", str(write), phase, *options],
-                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    killed = run_with_fault(["kill", str(write), phase, tmp_path / "cut" / "checkpoints"], "train.py", *options,
+                            timeout=120)
     assert killed.returncode == 137, killed.stderr[-2000:]
     run_train(*options, "--resume")
     folder = tmp_path / "cut" / "checkpoints"
@@ -145,23 +142,16 @@ def test_a_signal_stops_the_run_at_its_next_checkpoint_and_resume_is_exact(tmp_p
         assert all(torch.equal(whole[k], final[k]) for k in whole)
 
 
-FULL_DISK = """
-import resource, runpy, signal, sys
-signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG, as on a full disk
-resource.setrlimit(resource.RLIMIT_FSIZE, (60_000, 60_000))
-sys.argv = ["train.py", *sys.argv[1:]]
-runpy.run_path("train.py", run_name="__main__")
-"""
-
-
 def test_a_full_disk_and_an_unwritable_folder_are_one_error_line(tmp_path):
     import subprocess
     import sys
 
+    from tests.faults import run_with_fault
+
     from .helpers import REPO
 
-    proc = subprocess.run([sys.executable, "-c", FULL_DISK, *SHORT, "--runs-dir", str(tmp_path), "--run-name", "full"],
-                          cwd=REPO, capture_output=True, text=True, timeout=120)
+    proc = run_with_fault(["full", "60000"], "train.py", *SHORT, "--runs-dir", tmp_path, "--run-name", "full",
+                          timeout=120)
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert proc.stderr.strip().splitlines()[-1] == (
         f"error: cannot write the checkpoint of update 1 in {tmp_path / 'full' / 'checkpoints'}: File too large; "
@@ -177,3 +167,14 @@ def test_a_full_disk_and_an_unwritable_folder_are_one_error_line(tmp_path):
     proc = subprocess.run([sys.executable, "train.py", *args], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stderr.startswith("error: checkpoint folder ")
     assert "cannot be written" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_an_evaluation_summary_on_a_full_disk_is_one_error_line(tmp_path):
+    from tests.faults import run_with_fault
+
+    proc = run_with_fault(["full", "200"], "train.py", "--evaluate", "ppo_contree", "--final-eval-pairs", "2",
+                          "--eval-opponents", "random", "--runs-dir", tmp_path, timeout=120)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    out = tmp_path / "ppo_contree.eval.json"
+    assert proc.stderr.strip().splitlines()[-1] == f"error: cannot write '{out}': File too large"
+    assert "Traceback" not in proc.stderr and list(tmp_path.iterdir()) == []  # nothing partial, no temporary file

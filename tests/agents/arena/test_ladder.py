@@ -202,6 +202,38 @@ def test_a_damaged_chunk_is_reported_by_name_and_played_again(tmp_path, chunks_p
     assert not [line for line in (ladder.chunk_problem(c) for c in json.loads(path.read_text())["chunks"]) if line]
 
 
+@pytest.mark.parametrize(("rename", "phase"), [(1, "before"), (1, "after"), (2, "before")])
+def test_a_kill_while_the_cache_is_written_loses_at_most_that_chunk(tmp_path, rename, phase):
+    """Killed at a write of the cache file (the chunk's, 1, or the match summary's, 2; before the rename with half
+    the temporary file written, or after it): the cache holds whole records only, a rerun gives the tables of an
+    uninterrupted run, and the killed write's temporary file is gone."""
+    from tests.faults import run_with_fault
+
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    assert main(_argv(whole, agents=("random", "heuristic"), families=("contree",))) == 0
+    argv = _argv(cut, agents=("random", "heuristic"), families=("contree",))
+    folder = cut / "results" / "ladder" / "contree"
+    folder.mkdir(parents=True)
+    proc = run_with_fault(["kill", str(rename), phase, folder], "agents.arena.ladder", *argv)
+    assert proc.returncode == 137, proc.stderr[-2000:]
+    assert main([*argv, "--verify"]) == 0  # no damaged record (a partial file never replaced the cache file)
+    assert main(argv) == 0
+    assert not list(folder.glob("*.tmp"))
+    for name in ("contree_matches.csv", "contree_ratings.csv"):
+        assert (cut / "results" / name).read_text() == (whole / "results" / name).read_text()
+
+
+def test_a_full_disk_is_one_error_line_and_leaves_no_temporary_file(tmp_path):
+    from tests.faults import run_with_fault
+
+    argv = _argv(tmp_path, agents=("random", "heuristic"), families=("contree",))
+    proc = run_with_fault(["full", "300"], "agents.arena.ladder", *argv)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    cache = tmp_path / "results" / "ladder" / "contree" / "random__heuristic.json"
+    assert proc.stderr == f"belote-ladder: error: cannot write the cache file '{cache}': File too large\n"
+    assert not list(tmp_path.rglob("*.tmp")) and not cache.exists()
+
+
 def test_verify_reports_every_kind_of_bad_file(tmp_path, capsys):
     cache = tmp_path / "cache"
     assert main(["--verify", "--cache", str(tmp_path / "none")]) == 2

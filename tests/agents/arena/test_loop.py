@@ -188,3 +188,34 @@ def test_endless_redeals_are_truncated():
     ep = play_game(load_variant("belote_classique"), [AlwaysPass()] * 4, max_redeals=5)
     assert ep.truncated[0] and ep.winner[0] == -1
     assert ep.deals[0] == 5 and ep.scores[0].tolist() == [0, 0] and ep.taken[0].tolist() == [0, 0]
+
+
+def test_any_answer_is_played_exactly_when_it_is_a_legal_action_id():
+    """Property (hypothesis): whatever an agent answers, the tables play it exactly when the rules core's
+    action_id reads a legal id from it, and refuse it with AgentActionError otherwise, before anything is
+    applied."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from belote_env.rules.actions import action_id
+
+    venv = VectorEnv("coinche", num_tables=2, seed=6)
+    obs, mask, seat = venv.reset()
+    answers = st.one_of(st.integers(-5, 120), st.integers(-2**70, 2**70), st.floats(allow_nan=True), st.booleans(),
+                        st.none(), st.text(max_size=3), st.integers(0, 111).map(np.int16),
+                        st.integers(0, 111).map(float), st.integers(30, 50).map(lambda i: np.array(i)))
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(answers, min_size=2, max_size=2))
+    def check(answer):
+        agent = Garbage(answer, batch=True)
+        ids = [action_id(a) for a in answer]
+        legal = all(i is not None and 0 <= i < 112 and mask[t, i] for t, i in enumerate(ids))
+        try:
+            got = Runner(venv, [agent], np.zeros((2, 4), dtype=np.int64)).actions(obs, mask, seat)
+        except AgentActionError:
+            assert not legal
+        else:
+            assert legal and got.tolist() == ids
+
+    check()

@@ -86,27 +86,40 @@ def test_reports_json_has_no_nan():
                                                                             "d": [None]}
 
 
-FULL_DISK = """
-import resource, runpy, signal, sys
-signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG, as on a full disk
-resource.setrlimit(resource.RLIMIT_FSIZE, (3_000, 3_000))
-sys.argv = ["belote-tournament", *sys.argv[1:]]
-runpy.run_module("agents.arena.tournament", run_name="__main__")
-"""
-
-
 def test_reports_are_all_or_nothing_on_a_full_disk(tmp_path):
-    import subprocess
-    import sys
-    from pathlib import Path
+    from tests.faults import run_with_fault
 
-    repo = Path(__file__).resolve().parents[3]
     argv = ["random", "heuristic", "-n", "4", "--bootstrap", "5", "--no-progress", "--out", str(tmp_path)]
     assert main(argv) == 0
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
-    proc = subprocess.run([sys.executable, "-c", FULL_DISK, *argv, "--seed", "9"], cwd=repo, capture_output=True,
-                          text=True, timeout=300)
+    proc = run_with_fault(["full", "3000"], "agents.arena.tournament", *argv, "--seed", "9")
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert proc.stderr == (f"belote-tournament: error: cannot write the reports in '{tmp_path}': File too large; "
                            "the reports there are unchanged\n")
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # the old set, whole; no temporary file
+
+
+@pytest.mark.parametrize(("rename", "phase"), [(1, "before"), (3, "after"), (5, "before")])
+def test_a_kill_while_the_reports_are_moved_in_leaves_whole_files_and_a_rerun_completes_the_set(tmp_path, rename,
+                                                                                              phase):
+    """Killed at the n-th of the five renames of the report set (before it: half the staged file written; or
+    after it): every report file is whole (the old or the new one), and the rerun writes the set of an
+    uninterrupted run and removes the killed run's staged files."""
+    from tests.faults import run_with_fault
+
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    argv = ["random", "heuristic", "-n", "4", "--bootstrap", "5", "--no-progress"]
+    assert main([*argv, "--out", str(whole), "--seed", "9"]) == 0
+    assert main([*argv, "--out", str(cut)]) == 0  # an older set, seed 0
+    old = {p.name: p.read_bytes() for p in cut.iterdir()}
+    proc = run_with_fault(["kill", str(rename), phase, cut], "agents.arena.tournament", *argv, "--out", cut,
+                          "--seed", "9")
+    assert proc.returncode == 137, proc.stderr[-2000:]
+    new = {p.name: p.read_bytes().replace(str(whole).encode(), str(cut).encode()) for p in whole.iterdir()}
+    for name in old:
+        assert (cut / name).read_bytes() in (old[name], new[name]), name  # whole: the old file or the new one
+    assert main([*argv, "--out", str(cut), "--seed", "9"]) == 0
+    assert sorted(p.name for p in cut.iterdir()) == sorted(new)  # no staged file left
+    for name in new:
+        if not name.endswith(".png"):
+            assert (cut / name).read_bytes() == new[name], name
