@@ -426,10 +426,14 @@ class IncrementalEncoder:
                 for seat in range(4):
                     row = self._rows[seat]
                     pts = [0, 0]
+                    cards = [0, 0, 0, 0]  # per relative seat: a seat's carré and sequence may share a card
                     for d in decls:
                         r = (d.seat - seat) & 3
-                        _put_mask(row, _DECLARATIONS + 32 * r, d.cards)
+                        cards[r] |= d.cards
                         pts[r & 1] += d.points
+                    for r in range(4):
+                        if cards[r]:
+                            _put_mask(row, _DECLARATIONS + 32 * r, cards[r])
                     row[_DECLARATION_POINTS] = pts[0] / 100
                     row[_DECLARATION_POINTS + 1] = pts[1] / 100
 

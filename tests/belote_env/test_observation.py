@@ -211,3 +211,24 @@ def test_incremental_encoder_joins_mid_deal_and_hands_out_copies():
     first[:] = 7.0
     game.apply(parse_action("AD"))
     np.testing.assert_array_equal(enc.observation(1), encode(game, 1))
+
+
+def test_a_seat_with_a_carre_and_a_sequence_sharing_a_card_shows_both():
+    """Seat 2 holds the four queens and 10D JD QD: both declarations score, QD in each (RULES.md 6); the
+    incremental encoder once wrote the second over the first (found by the single-seat vector env's check)."""
+    from belote_env.rules.state import DealState
+
+    text = ("belote-position-1 | variant: name=belote_classique deal=turn_up bidding=take_or_pass scoring=classic "
+            "counting=points_faits rules=maison overtrump_partner=false undertrump=true declarations=true "
+            "no_trump=true all_trump=true generale=false target=1000 threshold_inclusive=false "
+            "must_beat_defense=false belote=auto episode=deal | dealer: 0 | garde: 0 | hands: 10S 9H 8D 9D KC / "
+            "8S 9S KD 7C 10C / QH 10D JD QD AD / 7S JS 8H JH KH | turnup: AC | stock: 8C 10H 9C QC QS JC 7H AH AS KS "
+            "7D | moves: pass, take C, 8C, QC, JC, KC")
+    game = GameState(load_variant("belote_classique"), seed=0)
+    game.deal = DealState.parse(text)
+    enc = IncrementalEncoder(game)
+    decls = game.deal.public_declarations()
+    assert any(d.seat == 2 and d.cards >> parse_action("QD") & 1 for d in decls if d.points == 100)
+    assert any(d.seat == 2 and d.cards >> parse_action("QD") & 1 for d in decls if d.points == 20)
+    for seat in range(4):
+        np.testing.assert_array_equal(enc.observation(seat), encode(game, seat))
