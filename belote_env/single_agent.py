@@ -233,8 +233,13 @@ def _env_id(name: str) -> str:
 
 
 ENV_IDS = {name: _env_id(name) for name in variant_names()}
+# gymnasium.make_vec(id, num_envs) builds the batched twin (agents.arena.single_seat, loaded only then: belote_env
+# imports nothing from agents) where this gymnasium knows vector entry points and autoreset modes (>= 1.1).
+VECTOR_ENTRY_POINT = "agents.arena.single_seat:SingleSeatVectorEnv"
+_VECTOR = {"vector_entry_point": VECTOR_ENTRY_POINT} if hasattr(gymnasium.vector, "AutoresetMode") else {}
 for _name, _id in ENV_IDS.items():
     if _id not in gymnasium.registry:
-        gymnasium.register(_id, entry_point="belote_env.single_agent:SingleAgentEnv", kwargs={"variant": _name})
+        gymnasium.register(_id, entry_point="belote_env.single_agent:SingleAgentEnv", kwargs={"variant": _name},
+                           **_VECTOR)
 
 __all__ = ["SingleAgentEnv", "ENV_IDS", "seat_player", "AGENT_RESOLVERS"]

@@ -211,6 +211,8 @@ class VectorEnv:
         self._MT = np.zeros((n, STATE_SIZE), dtype=np.uint32)
         self._MT0 = np.zeros_like(self._MT)
         self._log = np.zeros((n, 512), dtype=np.int8)
+        self._no_final = np.full(n, -1, dtype=np.int64)  # step's final_seat: no final observations
+        self._no_final_obs = np.zeros((1, OBS_SIZE), dtype=np.float32)
         self._ready = False
         self._log_full = False
         self.single_observation_space = spaces.Box(0.0, np.inf, shape=(OBS_SIZE,), dtype=np.float32)
@@ -281,35 +283,80 @@ class VectorEnv:
         if not self._ready:
             raise VectorEnvError("call reset() before step()")
         n = self.num_tables
+        a = self._checked_actions(actions, None)
+        k = self._k
+        if self._log_full:
+            self._grow_log()
+        obs, mask, seat, rewards, done, info = self._outputs(n)
+        kernel = k.step_parallel if self.parallel else k.step
+        longest = kernel(self._params, self._scale, self._S, self._MT, self._MT0, self._log, a,
+                         obs, mask, seat, rewards, done, info, self._no_final, self._no_final_obs)
+        self._log_full = longest >= self._log.shape[1]
+        return obs, mask, seat, rewards, done, _info_dict(info)
+
+    def step_tables(self, tables, actions, final_seats=None):
+        """Step only the tables ``tables`` (distinct; ``actions[j]`` at table ``tables[j]``): the others wait, as
+        they are. Returns ``obs, mask, seat, rewards, done, info, final_obs`` of those tables, in the order given
+        (``info`` as :meth:`step`'s). ``final_seats`` (one seat 0..3 per table, or -1): where an episode ends now,
+        that seat's last observation of it (the AEC env's at the episode's end, which the engine replaces at once
+        by the next episode's first) is put in ``final_obs`` (zeros elsewhere). Single-seat envs use this to keep
+        a table waiting for its learner while the other tables' agents play."""
+        if not self._ready:
+            raise VectorEnvError("call reset() before step_tables()")
+        t = _indices("tables", tables, self.num_tables)
+        seen = np.zeros(self.num_tables, dtype=np.bool_)
+        seen[t] = True
+        if np.count_nonzero(seen) != len(t):
+            raise VectorEnvError(f"tables must be distinct, got {short_repr(tables)}")
+        a = self._checked_actions(actions, t)
+        m = len(t)
+        if final_seats is None:
+            seats = np.full(m, -1, dtype=np.int64)
+        else:
+            seats = np.asarray(final_seats)
+            if seats.shape != (m,) or (m and (seats.dtype.kind not in "iu" or seats.min() < -1 or seats.max() > 3)):
+                raise VectorEnvError(f"final_seats must be {m} seats 0..3 (or -1), one per table, got "
+                                     f"{short_repr(final_seats)}")
+            seats = np.ascontiguousarray(seats, dtype=np.int64)
+        if self._log_full:
+            self._grow_log()
+        obs, mask, seat, rewards, done, info = self._outputs(m)
+        final_obs = np.zeros((m, OBS_SIZE), dtype=np.float32) if final_seats is not None else self._no_final_obs
+        longest = self._k.step_tables(self._params, self._scale, self._S, self._MT, self._MT0, self._log, t, a,
+                                      obs, mask, seat, rewards, done, info, seats, final_obs)
+        self._log_full = longest >= self._log.shape[1]
+        if final_seats is None:
+            final_obs = np.zeros((m, OBS_SIZE), dtype=np.float32)
+        return obs, mask, seat, rewards, done, _info_dict(info), final_obs
+
+    def _outputs(self, n: int):
+        k = self._k
+        return (np.empty((n, OBS_SIZE), dtype=np.float32), np.empty((n, NUM_ACTIONS), dtype=np.bool_),
+                np.empty(n, dtype=np.int8), np.zeros((n, 4), dtype=np.float32), np.zeros(n, dtype=np.bool_),
+                np.full((n, k.NUM_INFO), -1, dtype=np.int64))
+
+    def _checked_actions(self, actions, tables: np.ndarray | None) -> np.ndarray:
+        """``actions`` (one per table of ``tables``; None: every table) as int64, each a legal action there, or
+        the error (nothing changed): VectorEnvError for what is not an action id, VectorIllegalActionError
+        naming the table."""
+        m = self.num_tables if tables is None else len(tables)
         try:
             a, bad = action_array(actions)
         except ValueError as e:
-            raise VectorEnvError(f"actions must be one int per table ({n}): {e}") from None
-        if a.shape != (n,):
-            raise VectorEnvError(f"actions must have shape ({n},), one per table; got {len(a)} actions")
-        if bad >= 0:
+            raise VectorEnvError(f"actions must be one int per table ({m}): {e}") from None
+        if a.shape != (m,):
+            raise VectorEnvError(f"actions must have shape ({m},), one per table; got {len(a)} actions")
+        if bad < 0:
+            bad = self._k.check_actions(self._S if tables is None else self._S[tables], a)
+            given = int(a[bad]) if bad >= 0 else None
+        else:
             given = actions[bad]
             if action_id(given) is None:
                 raise VectorEnvError(f"actions[{bad}] is {type(given).__name__} {short_repr(given)}, not an action id "
                                      f"(an int 0..{NUM_ACTIONS - 1}); no table was changed")
-            self._illegal(bad, int(given))  # an integer beyond int64
-        k = self._k
-        bad = k.check_actions(self._S, a)
-        if bad >= 0:
-            self._illegal(bad, int(a[bad]))
-        if self._log_full:
-            self._grow_log()
-        obs = np.empty((n, OBS_SIZE), dtype=np.float32)
-        mask = np.empty((n, NUM_ACTIONS), dtype=np.bool_)
-        seat = np.empty(n, dtype=np.int8)
-        rewards = np.zeros((n, 4), dtype=np.float32)
-        done = np.zeros(n, dtype=np.bool_)
-        info = np.full((n, k.NUM_INFO), -1, dtype=np.int64)
-        kernel = k.step_parallel if self.parallel else k.step
-        longest = kernel(self._params, self._scale, self._S, self._MT, self._MT0, self._log, a,
-                         obs, mask, seat, rewards, done, info)
-        self._log_full = longest >= self._log.shape[1]
-        return obs, mask, seat, rewards, done, _info_dict(info)
+        if bad >= 0:  # an illegal action, or an integer beyond int64
+            self._illegal(bad if tables is None else int(tables[bad]), int(given))
+        return a
 
     def _grow_log(self) -> None:
         log = np.zeros((self.num_tables, 2 * self._log.shape[1]), dtype=np.int8)

@@ -963,22 +963,24 @@ def new_episode(V, S, MT, MT0, t):
 
 
 @njit(cache=True)
-def _end_deal(V, scale, S, MT, MT0, t, rew, info):
-    """GameState._end_deal and the AEC env's rewards; returns True when the episode is over."""
+def _end_deal(V, scale, S, MT, MT0, t, j, rew, info, final_seat, final_obs):
+    """GameState._end_deal at table ``t`` and the AEC env's rewards (outputs in row ``j``); returns True when the
+    episode is over. Where ``final_seat[j] >= 0``, the episode's last observation of that seat (the AEC env's, at
+    its end) goes to ``final_obs[j]`` before the table starts its next episode."""
     row = S[t]
     outcome = row[R_OUTCOME]
-    info[t, I_DEAL_SCORE0] = row[R_SCORE]
-    info[t, I_DEAL_SCORE1] = row[R_SCORE + 1]
-    info[t, I_OUTCOME] = outcome
+    info[j, I_DEAL_SCORE0] = row[R_SCORE]
+    info[j, I_DEAL_SCORE1] = row[R_SCORE + 1]
+    info[j, I_OUTCOME] = outcome
     if row[C_TAKER] >= 0:  # an all-pass deal leaves the contract fields at -1
-        info[t, I_TAKER] = row[C_TAKER]
-        info[t, I_STRAIN] = row[C_STRAIN]
-        info[t, I_VALUE] = row[C_VALUE]
-        info[t, I_KIND] = row[C_KIND]
-        info[t, I_LEVEL] = row[C_LEVEL]
-        info[t, I_CALLER] = row[C_CALLER]
-    info[t, I_CARD_POINTS0] = row[POINTS_WON]
-    info[t, I_CARD_POINTS1] = row[POINTS_WON + 1]
+        info[j, I_TAKER] = row[C_TAKER]
+        info[j, I_STRAIN] = row[C_STRAIN]
+        info[j, I_VALUE] = row[C_VALUE]
+        info[j, I_KIND] = row[C_KIND]
+        info[j, I_LEVEL] = row[C_LEVEL]
+        info[j, I_CALLER] = row[C_CALLER]
+    info[j, I_CARD_POINTS0] = row[POINTS_WON]
+    info[j, I_CARD_POINTS1] = row[POINTS_WON + 1]
     row[SCORE] += row[R_SCORE]
     row[SCORE + 1] += row[R_SCORE + 1]
     over = False
@@ -999,25 +1001,29 @@ def _end_deal(V, scale, S, MT, MT0, t, rew, info):
         if not V[P_REWARD_WIN]:
             r = (row[R_SCORE] - row[R_SCORE + 1]) / scale
             for s in range(4):
-                rew[t, s] = r if s & 1 == 0 else -r
+                rew[j, s] = r if s & 1 == 0 else -r
         elif over:
             for s in range(4):
-                rew[t, s] = 0.0 if winner < 0 else (1.0 if (s & 1) == winner else -1.0)
+                rew[j, s] = 0.0 if winner < 0 else (1.0 if (s & 1) == winner else -1.0)
     if over:
-        info[t, I_SCORE0] = row[SCORE]
-        info[t, I_SCORE1] = row[SCORE + 1]
-        info[t, I_WINNER] = winner
-        info[t, I_DEALS] = row[NDEALS]
-        info[t, I_TRUNCATED] = 0
+        info[j, I_SCORE0] = row[SCORE]
+        info[j, I_SCORE1] = row[SCORE + 1]
+        info[j, I_WINNER] = winner
+        info[j, I_DEALS] = row[NDEALS]
+        info[j, I_TRUNCATED] = 0
+        if final_seat[j] >= 0:
+            encode(V, row, final_seat[j], final_obs[j])
         new_episode(V, S, MT, MT0, t)
         return True
     if truncated:  # the AEC env's max_redeals: the next deal is dealt (as GameState does), then the episode is cut
         deal_new(V, S, t, MT[t], (row[DEALER] + 1) & 3, row[R_GARDE_OUT], np.empty(32, np.int64))
-        info[t, I_SCORE0] = row[SCORE]
-        info[t, I_SCORE1] = row[SCORE + 1]
-        info[t, I_WINNER] = -1
-        info[t, I_DEALS] = row[NDEALS]
-        info[t, I_TRUNCATED] = 1
+        info[j, I_SCORE0] = row[SCORE]
+        info[j, I_SCORE1] = row[SCORE + 1]
+        info[j, I_WINNER] = -1
+        info[j, I_DEALS] = row[NDEALS]
+        info[j, I_TRUNCATED] = 1
+        if final_seat[j] >= 0:
+            encode(V, row, final_seat[j], final_obs[j])
         new_episode(V, S, MT, MT0, t)
         return True
     garde = row[R_GARDE_OUT]
@@ -1088,31 +1094,46 @@ def observe_seats(V, S, tables, seats, obs):
 
 
 @njit(cache=True, inline="always")
-def _step_table(V, scale, S, MT, MT0, LOG, t, a, obs, mask, seat_out, rew, done, info):
+def _step_table(V, scale, S, MT, MT0, LOG, t, j, a, obs, mask, seat_out, rew, done, info, final_seat, final_obs):
+    """Table ``t`` takes action ``a``; its outputs go to row ``j`` of the output arrays."""
     row = S[t]
     n = row[LOGLEN]
     LOG[t, n] = a
     row[LOGLEN] = n + 1
     apply_action(V, row, a)
     if row[PHASE] == PH_DONE:
-        done[t] = _end_deal(V, scale, S, MT, MT0, t, rew, info)
-    _observe_table(V, row, t, obs, mask, seat_out)
+        done[j] = _end_deal(V, scale, S, MT, MT0, t, j, rew, info, final_seat, final_obs)
+    _observe_table(V, row, j, obs, mask, seat_out)
 
 
 @njit(cache=True)
-def step(V, scale, S, MT, MT0, LOG, actions, obs, mask, seat_out, rew, done, info):
+def step(V, scale, S, MT, MT0, LOG, actions, obs, mask, seat_out, rew, done, info, final_seat, final_obs):
     """Apply one legal action per table (checked beforehand by check_actions), reset finished
-    episodes, then observe every table. Returns the longest episode log (LOGLEN)."""
+    episodes, then observe every table. Returns the longest episode log (LOGLEN). ``final_seat`` /
+    ``final_obs``: see :func:`_end_deal` (all -1: none)."""
     for t in range(S.shape[0]):
-        _step_table(V, scale, S, MT, MT0, LOG, t, actions[t], obs, mask, seat_out, rew, done, info)
+        _step_table(V, scale, S, MT, MT0, LOG, t, t, actions[t], obs, mask, seat_out, rew, done, info, final_seat,
+                    final_obs)
     return _longest_log(S)
 
 
 @njit(cache=True, parallel=True)
-def step_parallel(V, scale, S, MT, MT0, LOG, actions, obs, mask, seat_out, rew, done, info):
+def step_parallel(V, scale, S, MT, MT0, LOG, actions, obs, mask, seat_out, rew, done, info, final_seat, final_obs):
     """:func:`step` with the tables shared among numba's threads (each table is independent)."""
     for t in prange(S.shape[0]):
-        _step_table(V, scale, S, MT, MT0, LOG, t, actions[t], obs, mask, seat_out, rew, done, info)
+        _step_table(V, scale, S, MT, MT0, LOG, t, t, actions[t], obs, mask, seat_out, rew, done, info, final_seat,
+                    final_obs)
+    return _longest_log(S)
+
+
+@njit(cache=True)
+def step_tables(V, scale, S, MT, MT0, LOG, tables, actions, obs, mask, seat_out, rew, done, info, final_seat,
+                final_obs):
+    """:func:`step` for the tables ``tables`` only (``actions[j]`` at table ``tables[j]``); the others wait.
+    The outputs of table ``tables[j]`` go to row ``j`` of the output arrays (``final_seat[j]`` its seat)."""
+    for j in range(tables.shape[0]):
+        _step_table(V, scale, S, MT, MT0, LOG, tables[j], j, actions[j], obs, mask, seat_out, rew, done, info,
+                    final_seat, final_obs)
     return _longest_log(S)
 
 

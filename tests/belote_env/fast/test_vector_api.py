@@ -340,3 +340,40 @@ def test_action_arrays_of_any_layout_step_alike_without_a_new_compilation():
     for other in runs[1:]:
         for (o1, r1), (o2, r2) in zip(runs[0], other):
             assert np.array_equal(o1, o2) and np.array_equal(r1, r2)
+
+
+def test_step_tables_steps_some_tables_as_step_does():
+    """Stepping the tables a few at a time, in any order, gives each table the trajectory of step(); the waiting
+    tables do not change; final observations are the rules core's at the episode's end."""
+    whole, parts = VectorEnv("belote_classique", 5, seed=4), VectorEnv("belote_classique", 5, seed=4)
+    obs, mask, seat = whole.reset()
+    parts.reset()
+    rng = np.random.default_rng(1)
+    for _ in range(120):
+        actions = _random_actions(rng, mask)
+        acting = seat.astype(np.int64)
+        before = [parts.state(t).deal.history for t in range(5)]
+        order = rng.permutation(5)
+        first, second = order[:2], order[2:]
+        got = parts.step_tables(first, actions[first], final_seats=acting[first])
+        for t in second:
+            assert parts.state(int(t)).deal.history == before[t]  # waiting
+        rest = parts.step_tables(second, actions[second])
+        games = {int(t): whole.state(int(t)) for t in range(5)}
+        obs, mask, seat, rewards, done, info = whole.step(actions)
+        for part, tables in ((got, first), (rest, second)):
+            for j, t in enumerate(tables):
+                assert np.array_equal(part[0][j], obs[t]) and np.array_equal(part[1][j], mask[t])
+                assert part[2][j] == seat[t] and np.array_equal(part[3][j], rewards[t]) and part[4][j] == done[t]
+                assert all(np.array_equal(part[5][k][j], info[k][t]) for k in info)
+        for j, t in enumerate(first):
+            g = games[int(t)]
+            g.apply(int(actions[t]))
+            if done[t]:  # the last observation of the seat that ended the episode, as the rules core encodes it
+                assert g.over and np.array_equal(got[6][j], encode(g, int(acting[t])))
+            else:
+                assert not got[6][j].any()
+    with pytest.raises(VectorEnvError, match="distinct"):
+        parts.step_tables([1, 1], [0, 0])
+    with pytest.raises(VectorEnvError, match="final_seats"):
+        parts.step_tables([1], [int(np.flatnonzero(mask[1])[0])], final_seats=[4])

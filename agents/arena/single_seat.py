@@ -1,0 +1,206 @@
+"""One learning seat at many tables: a ``gymnasium.vector.VectorEnv`` on the batched engine.
+
+:class:`SingleSeatVectorEnv` is :class:`belote_env.single_agent.SingleAgentEnv` for ``num_envs`` tables at once:
+one seat learns and the three others are agents (the partner and the opponents, any spec ``agents.make_agent``
+takes, an ``Agent`` or a callable ``fn(observation, action_mask)``). The tables are those of one
+:class:`belote_env.vector.VectorEnv`, and the other seats play through the play loop's :class:`Runner`: inside the
+engine for agents with a kernel copy (``heuristic``), in one batched call per step for the others (a network, a
+``module:factory`` policy). A table waits while its learner has not answered; the others play on::
+
+    import gymnasium, belote_env.single_agent
+    envs = gymnasium.make_vec("belote_env/Coinche-v0", num_envs=256, partner="heuristic", opponents="heuristic")
+    obs, infos = envs.reset(seed=0)                         # obs float32[256, 853]; infos["action_mask"] bool[256, 112]
+    obs, rewards, terminated, truncated, infos = envs.step(actions)   # actions int[256], legal under the masks
+
+- Sub-env ``i`` is ``SingleAgentEnv`` reset with seed ``seed + i`` (then plain resets): the same observations,
+  masks, rewards (float64, summed over the other seats' moves), episode ends, for deterministic agents
+  (``heuristic``, a network played by its most likely action), bit for bit
+  (``tests/agents/arena/test_single_seat.py``). ``reset(seed=[s_0, ...])`` seeds each sub-env.
+- Autoreset: Gymnasium's ``SAME_STEP`` mode (``metadata["autoreset_mode"]``). A sub-env whose episode ends in a
+  step starts its next one in that step: its returned observation and mask are the new episode's first (the
+  other seats' opening moves played), and ``infos["final_obs"]`` (with the mask ``infos["_final_obs"]``) holds the
+  learner's observation at the end of the episode, ``infos["scores"]`` / ``["winner"]`` its result (masks
+  ``"_scores"``, ``"_winner"``).
+- An action outside a sub-env's mask raises ``VectorIllegalActionError`` naming the sub-env and the legal set, and
+  nothing is applied (a learner sampling from its masked policy never meets it).
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from agents.arena.loop import Runner
+from agents.base import Agent
+from agents.errors import AgentSpecError
+from belote_env.aec import DEFAULT_MAX_REDEALS
+from belote_env.errors import EnvArgumentError
+from belote_env.observation import OBS_SIZE, observation_high
+from belote_env.rules.actions import NUM_ACTIONS, action_id
+from belote_env.rules.scoring import Outcome
+from belote_env.rules.variant import short_repr
+from belote_env.vector import VectorEnv
+
+_REDEAL = tuple(Outcome).index(Outcome.REDEAL)
+
+try:
+    from gymnasium.vector import AutoresetMode
+except ImportError:  # pragma: no cover - gymnasium < 1.1
+    raise ImportError(f"agents.arena.single_seat needs gymnasium >= 1.1 (AutoresetMode), found "
+                      f"{gymnasium.__version__}") from None
+
+
+def seat_agent(spec, role: str) -> Agent:
+    """An agent for a seat: an ``Agent``, a callable ``fn(observation, action_mask)``, or a spec string."""
+    from agents.policy import PolicyAgent
+    from agents.registry import make_agent
+
+    if isinstance(spec, Agent):
+        return spec
+    if isinstance(spec, str):
+        return make_agent(spec)
+    if callable(spec):
+        return PolicyAgent(spec, name=getattr(spec, "__name__", role))
+    raise AgentSpecError(f"{role} must be an agent, a callable fn(observation, action_mask) -> action or an agent "
+                         f"spec, got {type(spec).__name__} {short_repr(spec)}")
+
+
+class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` tables, one learning seat each; see the module docstring.
+
+    ``SingleSeatVectorEnv(num_envs=256, variant="coinche", seat=0, partner="heuristic", opponents="heuristic",
+    reward="score_diff", max_redeals=100, **overrides)``: the arguments of ``SingleAgentEnv`` (``seat`` 0..3; the
+    same for every sub-env), ``overrides`` rule switches (``episode="game"``...).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 256, variant="coinche", seat=0, partner="heuristic", opponents="heuristic",
+                 reward: str = "score_diff", max_redeals: int | None = DEFAULT_MAX_REDEALS, **overrides):
+        given = seat
+        seat = action_id(seat)
+        if seat is None or not 0 <= seat <= 3:
+            raise EnvArgumentError(f"seat must be 0..3, got {short_repr(given)}")
+        self._venv = VectorEnv(variant, num_envs, seed=0, reward=reward, max_redeals=max_redeals, **overrides)
+        self.num_envs = n = self._venv.num_tables
+        self.variant = self._venv.variant
+        self.seat = seat
+        self.partner = seat_agent(partner, "partner")
+        self.opponents = seat_agent(opponents, "opponents")
+        seating = np.ones((n, 4), dtype=np.int64)
+        seating[:, seat] = -1
+        seating[:, seat ^ 2] = 0
+        self._runner = Runner(self._venv, [self.partner, self.opponents], seating)
+        self._learner = np.full(n, seat, dtype=np.int64)
+        self._sign = 1.0 if seat % 2 == 0 else -1.0
+        self._win = reward == "win"
+        self._scale = self._venv._scale
+        self.single_observation_space = spaces.Box(0.0, observation_high(), shape=(OBS_SIZE,), dtype=np.float32)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, n)
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, n)
+        self._obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
+        self._mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
+        self._seat = np.zeros(n, dtype=np.int8)
+        self._ready = False
+
+    # --- the gymnasium API ---------------------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+        """Start an episode at every sub-env: ``seed`` an int (sub-env ``i`` gets ``seed + i``), a list of one
+        seed per sub-env, or None (each continues its generator). Returns ``obs, infos``."""
+        n = self.num_envs
+        if seed is None:
+            obs, mask, seat = self._venv.reset()
+        else:
+            if isinstance(seed, (list, tuple, np.ndarray)):
+                seeds = list(seed)
+            elif action_id(seed) is not None and action_id(seed) >= 0:
+                seeds = [action_id(seed) + i for i in range(n)]
+            else:
+                raise EnvArgumentError(f"seed must be a non-negative int, a list of {n} of them or None, got "
+                                       f"{short_repr(seed)}")
+            try:
+                obs, mask, seat = self._venv.reset(table_seeds=seeds)
+            except ValueError as e:
+                raise EnvArgumentError(f"seed: {e}") from None
+            for k, agent in enumerate((self.partner, self.opponents)):
+                agent.reset(seeds[0] * 3 + k + 1)
+        self._obs[:], self._mask[:], self._seat[:] = obs, mask, seat
+        self._ready = True
+        self._others_play(np.zeros(n, dtype=bool), np.zeros(n), {})
+        return self._obs.copy(), {"action_mask": self._mask.copy()}
+
+    def step(self, actions):
+        """One action per sub-env, legal under its mask. Returns ``obs, rewards, terminated, truncated, infos``."""
+        if not self._ready:
+            raise gymnasium.error.ResetNeeded("call reset() before step()")
+        n = self.num_envs
+        every = np.arange(n)
+        obs, mask, seat, rew, done, info, final = self._venv.step_tables(every, actions, self._learner)
+        rewards = self._learner_rewards(rew, info)
+        ended = done.copy()
+        extra = {"final_obs": np.zeros((n, OBS_SIZE), dtype=np.float32), "truncated": np.zeros(n, dtype=bool),
+                 "scores": np.full((n, 2), -1, dtype=np.int64), "winner": np.full(n, -1, dtype=np.int64)}
+        self._record_ends(every, done, info, final, extra)
+        self._obs[:], self._mask[:], self._seat[:] = obs, mask, seat
+        self._others_play(ended, rewards, extra)
+        truncated = extra["truncated"]
+        infos = {"action_mask": self._mask.copy()}
+        if ended.any():
+            infos["final_obs"] = np.array([extra["final_obs"][i] if ended[i] else None for i in range(n)],
+                                          dtype=object)
+            infos["_final_obs"] = ended.copy()
+            infos["scores"], infos["_scores"] = extra["scores"], ended.copy()
+            infos["winner"], infos["_winner"] = extra["winner"], ended.copy()
+        return self._obs.copy(), rewards, ended & ~truncated, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """bool[num_envs, 112]: each sub-env's legal actions (as sb3-contrib's MaskablePPO asks for them)."""
+        return self._mask.copy()
+
+    def close_extras(self, **kwargs) -> None:
+        pass
+
+    # --- internals --------------------------------------------------------------------------------------------
+
+    def _others_play(self, ended: np.ndarray, rewards: np.ndarray, extra: dict) -> None:
+        """The other seats act, every table where the learner is not to act, until it is to act everywhere.
+        Rewards (and episode ends) count at a table until its episode ended in this step."""
+        venv, learner = self._venv, self.seat
+        actions = np.zeros(self.num_envs, dtype=np.int64)
+        while True:
+            waiting = np.flatnonzero(self._seat != learner)
+            if not len(waiting):
+                return
+            self._runner.actions(self._obs, self._mask, self._seat, out=actions, active=self._seat != learner)
+            obs, mask, seat, rew, done, info, final = venv.step_tables(waiting, actions[waiting],
+                                                                       self._learner[waiting])
+            live = ~ended[waiting]
+            if extra:
+                r = self._learner_rewards(rew, info)
+                rewards[waiting[live]] += r[live]
+                now = done & live
+                if now.any():
+                    self._record_ends(waiting, now, info, final, extra)
+                    ended[waiting[now]] = True
+            self._obs[waiting], self._mask[waiting], self._seat[waiting] = obs, mask, seat
+
+    def _learner_rewards(self, rew: np.ndarray, info: dict) -> np.ndarray:
+        """The learner's reward at each table of a step, in float64 as the AEC env computes it."""
+        if self._win:
+            return rew[:, self.seat].astype(np.float64)
+        scored = (info["outcome"] >= 0) & (info["outcome"] != _REDEAL)
+        diff = (info["deal_scores"][:, 0] - info["deal_scores"][:, 1]) / self._scale
+        return np.where(scored, diff if self._sign > 0 else -diff, 0.0)
+
+    def _record_ends(self, tables, ends, info, final, extra) -> None:
+        where = tables[ends]
+        extra["final_obs"][where] = final[ends]
+        extra["truncated"][where] = info["truncated"][ends] == 1
+        extra["scores"][where] = info["scores"][ends]
+        extra["winner"][where] = info["winner"][ends]
+
+
+__all__ = ["SingleSeatVectorEnv", "seat_agent"]

@@ -1,0 +1,92 @@
+"""SingleSeatVectorEnv: a gymnasium VectorEnv of single-seat tables on the batched engine, checked bit for bit
+against SingleAgentEnv (observations, masks, rewards, episode ends, final observations), registered for
+gymnasium.make_vec, with its bad arguments refused."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+
+from belote_env.errors import BeloteError, VectorIllegalActionError
+from belote_env.single_agent import SingleAgentEnv
+
+single_seat = pytest.importorskip("agents.arena.single_seat")  # gymnasium >= 1.1
+SingleSeatVectorEnv = single_seat.SingleSeatVectorEnv
+
+
+def _same_as_single_agent_envs(variant, seat, steps, n=6, seed=11, **kw):
+    vec = SingleSeatVectorEnv(n, variant, seat=seat, partner="heuristic", opponents="heuristic", **kw)
+    singles = [SingleAgentEnv(variant, seat=seat, partner="heuristic", opponents="heuristic", **kw) for _ in range(n)]
+    obs, infos = vec.reset(seed=seed)
+    for i, env in enumerate(singles):
+        o, info = env.reset(seed=seed + i)
+        assert np.array_equal(o, obs[i]) and np.array_equal(info["action_mask"], infos["action_mask"][i])
+    rng = np.random.default_rng(seed)
+    ends = 0
+    for _ in range(steps):
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in infos["action_mask"]])
+        obs, rewards, terminated, truncated, infos = vec.step(actions)
+        assert rewards.dtype == np.float64 and obs.dtype == np.float32
+        for i, env in enumerate(singles):
+            o, r, term, trunc, info = env.step(int(actions[i]))
+            assert r == rewards[i] and term == terminated[i] and trunc == truncated[i], (i, r, rewards[i])
+            if term or trunc:
+                ends += 1
+                assert np.array_equal(o, infos["final_obs"][i]) and infos["_final_obs"][i]
+                assert tuple(infos["scores"][i]) == info["scores"] and infos["winner"][i] == info["winner"]
+                o, info = env.reset()  # SAME_STEP: the vector env has started the next episode
+            assert np.array_equal(o, obs[i]), i
+            assert np.array_equal(info["action_mask"], infos["action_mask"][i])
+    return ends
+
+
+@pytest.mark.parametrize(("variant", "seat"), [("coinche", 0), ("belote_classique", 1), ("contree", 3)])
+def test_sub_envs_are_single_agent_envs_bit_for_bit(variant, seat):
+    assert _same_as_single_agent_envs(variant, seat, 120) > 20
+
+
+def test_game_episodes_and_win_rewards_too():
+    assert _same_as_single_agent_envs("belote_classique", 2, 150, n=4, episode="game", target=500,
+                                      reward="win") > 0
+
+
+def test_make_vec_and_the_gymnasium_contract():
+    import belote_env.single_agent  # noqa: F401  (registers the ids)
+
+    envs = gymnasium.make_vec("belote_env/Coinche-v0", num_envs=4, partner="heuristic", opponents="random")
+    assert isinstance(envs.unwrapped, SingleSeatVectorEnv)
+    assert envs.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+    assert envs.observation_space.shape == (4, 853) and envs.action_space.shape == (4,)
+    obs, infos = envs.reset(seed=0)
+    assert envs.observation_space.contains(obs)
+    assert np.array_equal(envs.unwrapped.action_masks(), infos["action_mask"])
+    actions = np.array([np.flatnonzero(m)[0] for m in infos["action_mask"]])
+    obs, rewards, terminated, truncated, infos = envs.step(actions)
+    assert obs.shape == (4, 853) and rewards.shape == terminated.shape == truncated.shape == (4,)
+
+
+def test_bad_arguments_and_illegal_actions_change_nothing():
+    vec = SingleSeatVectorEnv(3, "coinche", partner="heuristic", opponents="heuristic")
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        vec.step([0, 0, 0])
+    for bad in (1.5, True, 4):
+        with pytest.raises(BeloteError, match="seat must be 0..3"):
+            SingleSeatVectorEnv(2, seat=bad)
+    with pytest.raises(BeloteError, match="seed"):
+        vec.reset(seed=-1)
+    with pytest.raises(BeloteError, match="seed"):
+        vec.reset(seed=[1, 2])
+    obs, infos = vec.reset(seed=3)
+    legal = [int(np.flatnonzero(m)[0]) for m in infos["action_mask"]]
+    illegal = int(np.flatnonzero(~infos["action_mask"][1])[0])
+    with pytest.raises(VectorIllegalActionError, match="at table 1"):
+        vec.step([legal[0], illegal, legal[2]])
+    with pytest.raises(BeloteError, match="not an action id"):
+        vec.step([legal[0], 1.5, legal[2]])
+    assert np.array_equal(vec.reset(seed=3)[0], obs)
+    again = SingleSeatVectorEnv(3, "coinche", partner="heuristic", opponents="heuristic")
+    again.reset(seed=3)
+    a = vec.step(legal)
+    b = again.step(legal)
+    assert all(np.array_equal(x, y) for x, y in zip(a[:4], b[:4]))  # the refused steps changed nothing
