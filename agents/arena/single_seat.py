@@ -203,4 +203,65 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         extra["winner"][where] = info["winner"][ends]
 
 
-__all__ = ["SingleSeatVectorEnv", "seat_agent"]
+def sb3_vec_env(envs):
+    """Stable-Baselines3's ``VecEnv`` over a :class:`SingleSeatVectorEnv` (or what ``gymnasium.make_vec`` built
+    around one), for ``sb3_contrib.MaskablePPO`` and the other SB3 algorithms: ``reset()`` returns the
+    observations, ``step_wait()`` ``obs, rewards, dones, infos`` with SB3's ``terminal_observation`` and
+    ``TimeLimit.truncated`` at the episodes that ended, ``env_method("action_masks")`` the masks. Seeds from
+    ``vec.seed(s)`` go to the next reset (sub-env ``i``: ``s + i``). Needs stable-baselines3 (the ``sb3`` extra)."""
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+    inner = getattr(envs, "unwrapped", envs)
+    if not isinstance(inner, SingleSeatVectorEnv):
+        raise EnvArgumentError(f"sb3_vec_env wraps a SingleSeatVectorEnv, got {type(inner).__name__}")
+
+    class SingleSeatSB3VecEnv(VecEnv):
+        def __init__(self):
+            super().__init__(inner.num_envs, inner.single_observation_space, inner.single_action_space)
+            self.envs = inner
+            self._actions = None
+
+        def reset(self):
+            seeds = getattr(self, "_seeds", None)
+            seeded = seeds is not None and any(x is not None for x in seeds)
+            obs, _ = inner.reset(seed=[int(x) for x in seeds] if seeded else None)
+            if hasattr(self, "_reset_seeds"):
+                self._reset_seeds()
+            self.reset_infos = [{} for _ in range(self.num_envs)]
+            return obs
+
+        def step_async(self, actions) -> None:
+            self._actions = actions
+
+        def step_wait(self):
+            obs, rewards, terminated, truncated, infos = inner.step(self._actions)
+            dones = terminated | truncated
+            out = [{} for _ in range(self.num_envs)]
+            for i in np.flatnonzero(dones):
+                out[i]["terminal_observation"] = infos["final_obs"][i]
+                out[i]["TimeLimit.truncated"] = bool(truncated[i])
+            return obs, rewards.astype(np.float32), dones, out
+
+        def close(self) -> None:
+            inner.close()
+
+        def get_attr(self, attr_name, indices=None):
+            return [getattr(inner, attr_name) for _ in self._get_indices(indices)]
+
+        def set_attr(self, attr_name, value, indices=None) -> None:
+            setattr(inner, attr_name, value)
+
+        def env_method(self, method_name, *args, indices=None, **kwargs):
+            rows = list(self._get_indices(indices))
+            if method_name == "action_masks":
+                masks = inner.action_masks()
+                return [masks[i] for i in rows]
+            return [getattr(inner, method_name)(*args, **kwargs) for _ in rows]
+
+        def env_is_wrapped(self, wrapper_class, indices=None):
+            return [False for _ in self._get_indices(indices)]
+
+    return SingleSeatSB3VecEnv()
+
+
+__all__ = ["SingleSeatVectorEnv", "sb3_vec_env", "seat_agent"]

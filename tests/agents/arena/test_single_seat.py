@@ -90,3 +90,40 @@ def test_bad_arguments_and_illegal_actions_change_nothing():
     a = vec.step(legal)
     b = again.step(legal)
     assert all(np.array_equal(x, y) for x, y in zip(a[:4], b[:4]))  # the refused steps changed nothing
+
+
+def test_maskable_ppo_trains_on_the_sb3_adapter_and_plays_a_match():
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from agents import make_agent
+    from agents.arena.match import duplicate_match
+    from agents.policy import sb3_agent
+    from belote_env.variants import load_variant
+
+    vec = single_seat.sb3_vec_env(SingleSeatVectorEnv(16, "coinche", partner="heuristic", opponents="random"))
+    vec.seed(5)
+    first = vec.reset()
+    assert first.shape == (16, 853) and len(vec.env_method("action_masks")) == 16
+    model = MaskablePPO("MlpPolicy", vec, n_steps=32, batch_size=128, n_epochs=1, seed=0, verbose=0)
+    model.learn(total_timesteps=1024)
+    assert model.num_timesteps >= 1024
+    vec.seed(5)
+    assert np.array_equal(vec.reset(), first)  # seeds reach the sub-envs
+    result = duplicate_match(sb3_agent(model), make_agent("random"), load_variant("coinche"), 4, seed=0)
+    assert result.pairs == 4
+    with pytest.raises(BeloteError, match="wraps a SingleSeatVectorEnv"):
+        single_seat.sb3_vec_env(SingleAgentEnv("coinche"))
+
+
+def test_the_cleanrl_style_example_trains_and_plays_a_match():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[3]
+    proc = subprocess.run([sys.executable, "examples/cleanrl_ppo_vector.py", "--total-timesteps", "1024",
+                           "--num-envs", "16", "--num-steps", "32", "--pairs", "4"], cwd=repo, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "update 2/2: 1024 steps" in proc.stdout and "cleanrl_ppo vs random on coinche, 4 duplicate pairs" in proc.stdout
