@@ -329,6 +329,22 @@ class VectorEnv:
             final_obs = np.zeros((m, OBS_SIZE), dtype=np.float32)
         return obs, mask, seat, rewards, done, _info_dict(info), final_obs
 
+    def engine_arrays(self) -> tuple:
+        """``(params, scale, S, MT, MT0, LOG)``: the engine's own arrays (not copies), for kernels of agents
+        that play tables themselves without a Python step per action (``agents.heuristic.kernels.play_to_learner``
+        through ``belote_env.fast.kernels.apply_step``, which keeps the engine's invariants). Call
+        :meth:`reserve_log` first: it may replace ``LOG``."""
+        if not self._ready:
+            raise VectorEnvError("call reset() before engine_arrays()")
+        return self._params, self._scale, self._S, self._MT, self._MT0, self._log
+
+    def reserve_log(self, actions: int) -> None:
+        """Make room in the action log for ``actions`` more actions at every table."""
+        longest = int(self._S[:, self._k.LOGLEN].max()) if self.num_tables else 0
+        while longest + actions >= self._log.shape[1]:
+            self._grow_log()
+        self._log_full = False
+
     def _outputs(self, n: int):
         k = self._k
         return (np.empty((n, OBS_SIZE), dtype=np.float32), np.empty((n, NUM_ACTIONS), dtype=np.bool_),

@@ -5,7 +5,9 @@ one seat learns and the three others are agents (the partner and the opponents, 
 takes, an ``Agent`` or a callable ``fn(observation, action_mask)``). The tables are those of one
 :class:`belote_env.vector.VectorEnv`, and the other seats play through the play loop's :class:`Runner`: inside the
 engine for agents with a kernel copy (``heuristic``), in one batched call per step for the others (a network, a
-``module:factory`` policy). A table waits while its learner has not answered; the others play on::
+``module:factory`` policy); when the heuristic holds every other seat, one kernel call plays them all
+(``agents.heuristic.kernels.play_to_learner``). A table waits while its learner has not answered; the others play
+on::
 
     import gymnasium, belote_env.single_agent
     envs = gymnasium.make_vec("belote_env/Coinche-v0", num_envs=256, partner="heuristic", opponents="heuristic")
@@ -66,6 +68,15 @@ def seat_agent(spec, role: str) -> Agent:
                          f"spec, got {type(spec).__name__} {short_repr(spec)}")
 
 
+def _fused_heuristic(partner: Agent, opponents: Agent):
+    """The kernel that plays the other seats inside the engine when they are all the plain heuristic, or None."""
+    from agents.heuristic.agent import HeuristicAgent, kernels
+
+    if type(partner) is HeuristicAgent and type(opponents) is HeuristicAgent:
+        return kernels().play_to_learner
+    return None
+
+
 class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` tables, one learning seat each; see the module docstring.
 
@@ -92,6 +103,7 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         seating[:, seat] = -1
         seating[:, seat ^ 2] = 0
         self._runner = Runner(self._venv, [self.partner, self.opponents], seating)
+        self._fused = _fused_heuristic(self.partner, self.opponents)
         self._learner = np.full(n, seat, dtype=np.int64)
         self._sign = 1.0 if seat % 2 == 0 else -1.0
         self._win = reward == "win"
@@ -127,7 +139,7 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
                 raise EnvArgumentError(f"seed: {e}") from None
             for k, agent in enumerate((self.partner, self.opponents)):
                 agent.reset(seeds[0] * 3 + k + 1)
-        self._obs[:], self._mask[:], self._seat[:] = obs, mask, seat
+        self._obs, self._mask, self._seat = obs, mask, seat
         self._ready = True
         self._others_play(np.zeros(n, dtype=bool), np.zeros(n), {})
         return self._obs.copy(), {"action_mask": self._mask.copy()}
@@ -141,10 +153,10 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         obs, mask, seat, rew, done, info, final = self._venv.step_tables(every, actions, self._learner)
         rewards = self._learner_rewards(rew, info)
         ended = done.copy()
-        extra = {"final_obs": np.zeros((n, OBS_SIZE), dtype=np.float32), "truncated": np.zeros(n, dtype=bool),
+        extra = {"final_obs": np.empty((n, OBS_SIZE), dtype=np.float32), "truncated": np.zeros(n, dtype=bool),
                  "scores": np.full((n, 2), -1, dtype=np.int64), "winner": np.full(n, -1, dtype=np.int64)}
         self._record_ends(every, done, info, final, extra)
-        self._obs[:], self._mask[:], self._seat[:] = obs, mask, seat
+        self._obs, self._mask, self._seat = obs, mask, seat  # fresh arrays: the other seats' play fills them in
         self._others_play(ended, rewards, extra)
         truncated = extra["truncated"]
         infos = {"action_mask": self._mask.copy()}
@@ -168,6 +180,8 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
     def _others_play(self, ended: np.ndarray, rewards: np.ndarray, extra: dict) -> None:
         """The other seats act, every table where the learner is not to act, until it is to act everywhere.
         Rewards (and episode ends) count at a table until its episode ended in this step."""
+        if self._fused is not None:
+            return self._play_fused(ended, rewards, extra)
         venv, learner = self._venv, self.seat
         actions = np.zeros(self.num_envs, dtype=np.int64)
         while True:
@@ -186,6 +200,24 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
                     self._record_ends(waiting, now, info, final, extra)
                     ended[waiting[now]] = True
             self._obs[waiting], self._mask[waiting], self._seat[waiting] = obs, mask, seat
+
+    def _play_fused(self, ended: np.ndarray, rewards: np.ndarray, extra: dict) -> None:
+        """:meth:`_others_play` when the heuristic sits at every other seat: one kernel call plays them all inside
+        the engine (``agents.heuristic.kernels.play_to_learner``), with the same results, decision for decision."""
+        waiting = np.flatnonzero(self._seat != self.seat)
+        if not len(waiting):
+            return
+        n = self.num_envs
+        if not extra:  # reset: the opening moves' rewards and ends count for nothing
+            rewards, ended = np.zeros(n), np.zeros(n, dtype=bool)
+            extra = {"final_obs": np.empty((n, OBS_SIZE), dtype=np.float32), "truncated": np.zeros(n, dtype=bool),
+                     "scores": np.full((n, 2), -1, dtype=np.int64), "winner": np.full(n, -1, dtype=np.int64)}
+        done = 0
+        while done < len(waiting):
+            self._venv.reserve_log(16)
+            done = self._fused(*self._venv.engine_arrays(), waiting, done, self.seat, self._win, rewards, ended,
+                               extra["final_obs"], extra["scores"], extra["winner"], extra["truncated"], self._obs,
+                               self._mask, self._seat)
 
     def _learner_rewards(self, rew: np.ndarray, info: dict) -> np.ndarray:
         """The learner's reward at each table of a step, in float64 as the AEC env computes it."""

@@ -10,8 +10,9 @@ the loops here), and is never trusted on its own:
 ``InfoState`` at every decision of seeded games of every shipped variant.
 The play loop (``agents.arena.loop.Runner``) uses it where the heuristic sits at
 engine tables (tournaments, evaluation, training opponents, warm-start
-recording): whole episodes run at about a million decisions a second, the
-engine's steps included, where ``act`` with the ``InfoState`` a table builds
+recording), and :func:`play_to_learner` plays the heuristic's seats of
+``agents.arena.single_seat.SingleSeatVectorEnv`` inside the engine: whole
+episodes run at about a million decisions a second, the engine's steps included, where ``act`` with the ``InfoState`` a table builds
 for it takes 6 to 8 µs a decision (``python benchmarks/bench_agents.py``).
 
 Imported through ``belote_env.numba_cache.import_cached`` (:func:`kernels` in
@@ -31,13 +32,22 @@ from belote_env.fast.kernels import (
     HAND,
     HIGH,
     HIGH_SEAT,
+    I_DEAL_SCORE0,
+    I_DEAL_SCORE1,
+    I_OUTCOME,
+    I_SCORE0,
+    I_SCORE1,
+    I_TRUNCATED,
+    I_WINNER,
     LEADER,
     LED,
     LEGAL_HI,
     LEGAL_LO,
     LEVEL,
+    LOGLEN,
     NCALLS,
     NTRICKS,
+    NUM_INFO,
     PH_BIDDING,
     PHASE,
     PLAYED,
@@ -48,9 +58,13 @@ from belote_env.fast.kernels import (
     TURNUP,
     WIN_CARD,
     WIN_SEAT,
+    apply_step,
     beats,
+    info_row,
     is_legal,
+    legal_words,
     nth_legal,
+    observe_table,
     popcount,
 )
 from belote_env.fast.tables import (
@@ -58,6 +72,7 @@ from belote_env.fast.tables import (
     BIDDING_AUCTION,
     BIDDING_TAKE_OR_PASS,
     HIGHER,
+    OUT_REDEAL,
     P_BIDDING,
     P_FULL,
     P_NSTRAINS,
@@ -564,3 +579,52 @@ def act_rows(V, rows, out):
     voids = np.empty(4, dtype=np.int64)
     for j in range(rows.shape[0]):
         out[j] = decide(V, rows[j], legal, voids)
+
+
+@njit(cache=True)
+def play_to_learner(V, scale, S, MT, MT0, LOG, tables, start, learner, win, rewards, ended, final_obs, scores,
+                    winner, truncated, obs, mask, seat_out):
+    """The heuristic at every seat but ``learner``, inside the engine: at each table ``t`` of ``tables`` (from
+    position ``start``) it plays until ``learner`` is to act, as ``act_rows`` and ``VectorEnv.step_tables`` would
+    one decision at a time, and row ``t`` of ``obs`` / ``mask`` / ``seat_out`` gets the learner's observation.
+    Until the table's episode ends (``ended[t]``), the learner's rewards (float64, as the AEC env's: ``win``, or
+    the deal's score difference over ``scale``) add to ``rewards[t]``, and the end sets ``ended[t]``,
+    ``final_obs[t]``, ``scores[t]``, ``winner[t]``, ``truncated[t]``. Every array is indexed by table. Returns
+    the position in ``tables`` reached: less than ``len(tables)`` when a table's log is full (grow it and call
+    again from there)."""
+    legal = np.empty(112, dtype=np.int64)
+    voids = np.empty(4, dtype=np.int64)
+    row_info = np.empty(S.shape[1], dtype=np.int64)
+    rew = np.zeros((1, 4), dtype=np.float32)
+    info = np.full((1, NUM_INFO), -1, dtype=np.int64)
+    done = np.zeros(1, dtype=np.bool_)
+    fseat = np.full(1, -1, dtype=np.int64)
+    fobs = np.zeros((1, final_obs.shape[1]), dtype=np.float32)
+    for j in range(start, tables.shape[0]):
+        t = tables[j]
+        while S[t, SEAT] != learner:
+            if S[t, LOGLEN] + 1 >= LOG.shape[1]:
+                return j
+            legal_words(V, S[t])
+            info_row(S[t], row_info)
+            a = decide(V, row_info, legal, voids)
+            rew[0, :] = 0.0
+            info[0, :] = -1
+            done[0] = False
+            fseat[0] = -1 if ended[t] else learner
+            apply_step(V, scale, S, MT, MT0, LOG, t, 0, a, rew, done, info, fseat, fobs)
+            if not ended[t]:
+                if win:
+                    rewards[t] += rew[0, learner]
+                elif info[0, I_OUTCOME] >= 0 and info[0, I_OUTCOME] != OUT_REDEAL:
+                    d = (info[0, I_DEAL_SCORE0] - info[0, I_DEAL_SCORE1]) / scale
+                    rewards[t] += d if learner % 2 == 0 else -d
+                if done[0]:
+                    ended[t] = True
+                    final_obs[t, :] = fobs[0]
+                    scores[t, 0] = info[0, I_SCORE0]
+                    scores[t, 1] = info[0, I_SCORE1]
+                    winner[t] = info[0, I_WINNER]
+                    truncated[t] = info[0, I_TRUNCATED] == 1
+        observe_table(V, S[t], t, obs, mask, seat_out)
+    return tables.shape[0]

@@ -1041,37 +1041,43 @@ def check_actions(S, actions):
     return -1
 
 
+@njit(cache=True, inline="always")
+def info_row(row, o):
+    """``o``: ``row`` with what its seat to act may not know cleared (other seats' cards now and as dealt, their
+    belote pairs, the stock; the declarations until the first trick is complete, then those of the team that does
+    not score them)."""
+    o[:] = row
+    seat = row[SEAT]
+    for s in range(4):
+        if s != seat:
+            o[HAND + s] = 0
+            o[INITIAL + s] = 0
+            o[BELOTE_CARDS + s] = 0
+    for k in range(11):
+        o[STOCK + k] = 0
+    team = row[DECL_TEAM]
+    for s in range(4):
+        if row[NTRICKS] == 0 or s & 1 != team:
+            o[DECL_CARDS + s] = 0
+    for k in range(2):
+        if row[NTRICKS] == 0 or k != team:
+            o[DECL_POINTS + k] = 0
+    if row[NTRICKS] == 0:
+        o[DECL_TEAM] = -1
+
+
 @njit(cache=True)
 def info_rows(S, tables, out):
-    """``out[j]``: row ``tables[j]`` of S with what its seat to act may not know cleared (other seats' cards
-    now and as dealt, their belote pairs, the stock; the declarations until the first trick is complete, then
-    those of the team that does not score them): the engine-layout twin of ``VectorEnv.info_state``, read by
-    kernel copies of rule-based agents."""
+    """``out[j]``: :func:`info_row` of row ``tables[j]`` of S: the engine-layout twin of
+    ``VectorEnv.info_state``, read by kernel copies of rule-based agents."""
     for j in range(tables.shape[0]):
-        row = S[tables[j]]
-        o = out[j]
-        o[:] = row
-        seat = row[SEAT]
-        for s in range(4):
-            if s != seat:
-                o[HAND + s] = 0
-                o[INITIAL + s] = 0
-                o[BELOTE_CARDS + s] = 0
-        for k in range(11):
-            o[STOCK + k] = 0
-        team = row[DECL_TEAM]
-        for s in range(4):
-            if row[NTRICKS] == 0 or s & 1 != team:
-                o[DECL_CARDS + s] = 0
-        for k in range(2):
-            if row[NTRICKS] == 0 or k != team:
-                o[DECL_POINTS + k] = 0
-        if row[NTRICKS] == 0:
-            o[DECL_TEAM] = -1
+        info_row(S[tables[j]], out[j])
 
 
 @njit(cache=True, inline="always")
-def _observe_table(V, row, t, obs, mask, seat_out):
+def observe_table(V, row, t, obs, mask, seat_out):
+    """Row ``t`` of ``obs``, ``mask``, ``seat_out``: the seat to act in ``row``, its legal mask (kept in
+    LEGAL_LO / LEGAL_HI) and its observation."""
     legal_words(V, row)
     write_mask(row, mask[t])
     seat = row[SEAT]
@@ -1083,7 +1089,7 @@ def _observe_table(V, row, t, obs, mask, seat_out):
 def observe(V, S, obs, mask, seat_out):
     """Seat to act, its legal mask (kept in LEGAL_LO / LEGAL_HI) and its observation, for every table."""
     for t in range(S.shape[0]):
-        _observe_table(V, S[t], t, obs, mask, seat_out)
+        observe_table(V, S[t], t, obs, mask, seat_out)
 
 
 @njit(cache=True)
@@ -1096,6 +1102,16 @@ def observe_seats(V, S, tables, seats, obs):
 @njit(cache=True, inline="always")
 def _step_table(V, scale, S, MT, MT0, LOG, t, j, a, obs, mask, seat_out, rew, done, info, final_seat, final_obs):
     """Table ``t`` takes action ``a``; its outputs go to row ``j`` of the output arrays."""
+    apply_step(V, scale, S, MT, MT0, LOG, t, j, a, rew, done, info, final_seat, final_obs)
+    observe_table(V, S[t], j, obs, mask, seat_out)
+
+
+@njit(cache=True, inline="always")
+def apply_step(V, scale, S, MT, MT0, LOG, t, j, a, rew, done, info, final_seat, final_obs):
+    """Table ``t`` takes the legal action ``a`` (logged; the log must have room): a deal it ends is scored and an
+    episode it ends is reset, as :func:`step` does, with the outputs in row ``j``; nothing is observed (the legal
+    words are stale until :func:`legal_words` or :func:`observe_table`). For kernels that play tables
+    themselves (``agents.heuristic.kernels.play_to_learner``)."""
     row = S[t]
     n = row[LOGLEN]
     LOG[t, n] = a
@@ -1103,7 +1119,6 @@ def _step_table(V, scale, S, MT, MT0, LOG, t, j, a, obs, mask, seat_out, rew, do
     apply_action(V, row, a)
     if row[PHASE] == PH_DONE:
         done[j] = _end_deal(V, scale, S, MT, MT0, t, j, rew, info, final_seat, final_obs)
-    _observe_table(V, row, j, obs, mask, seat_out)
 
 
 @njit(cache=True)

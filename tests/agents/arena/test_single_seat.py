@@ -15,9 +15,14 @@ single_seat = pytest.importorskip("agents.arena.single_seat")  # gymnasium >= 1.
 SingleSeatVectorEnv = single_seat.SingleSeatVectorEnv
 
 
-def _same_as_single_agent_envs(variant, seat, steps, n=6, seed=11, **kw):
-    vec = SingleSeatVectorEnv(n, variant, seat=seat, partner="heuristic", opponents="heuristic", **kw)
-    singles = [SingleAgentEnv(variant, seat=seat, partner="heuristic", opponents="heuristic", **kw) for _ in range(n)]
+def lowest_legal(observation, mask):
+    return int(np.flatnonzero(mask)[0])
+
+
+def _same_as_single_agent_envs(variant, seat, steps, n=6, seed=11, opponents="heuristic", **kw):
+    vec = SingleSeatVectorEnv(n, variant, seat=seat, partner="heuristic", opponents=opponents, **kw)
+    assert (vec._fused is not None) == (opponents == "heuristic")  # heuristic everywhere: one kernel plays them
+    singles = [SingleAgentEnv(variant, seat=seat, partner="heuristic", opponents=opponents, **kw) for _ in range(n)]
     obs, infos = vec.reset(seed=seed)
     for i, env in enumerate(singles):
         o, info = env.reset(seed=seed + i)
@@ -44,6 +49,10 @@ def _same_as_single_agent_envs(variant, seat, steps, n=6, seed=11, **kw):
 @pytest.mark.parametrize(("variant", "seat"), [("coinche", 0), ("belote_classique", 1), ("contree", 3)])
 def test_sub_envs_are_single_agent_envs_bit_for_bit(variant, seat):
     assert _same_as_single_agent_envs(variant, seat, 120) > 20
+
+
+def test_other_agents_play_through_the_play_loop_alike():
+    assert _same_as_single_agent_envs("coinche", 1, 80, opponents=lowest_legal) > 5
 
 
 def test_game_episodes_and_win_rewards_too():
