@@ -33,7 +33,6 @@ import json
 import math
 import os
 import queue
-import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -41,7 +40,7 @@ from pathlib import Path
 
 from agents.arena.errors import LadderError
 from agents.arena.match import CHUNK_PAIRS, MatchResult, run_chunk
-from agents.arena.reports import md_table, no_nan, rating_rows, stronger_first, text_table, write_reports
+from agents.arena.reports import file_stem, md_table, no_nan, rating_rows, stronger_first, text_table, write_reports
 from agents.cli import CommandParser, check_writable, nonnegative_int, positive_int
 from agents.files import replacing, write_text
 from belote_env.rules.errors import BeloteError
@@ -98,12 +97,6 @@ def agent_digest(spec: str) -> str | None:
     if path is None or not path.is_file():
         return None
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def file_stem(spec: str) -> str:
-    """A file-name-safe form of an agent spec (plus a short hash of the spec when characters were replaced)."""
-    safe = re.sub(r"[^A-Za-z0-9_.=+-]", "-", spec)
-    return safe if safe == spec else f"{safe}-{hashlib.sha1(spec.encode()).hexdigest()[:8]}"
 
 
 def chunk_ranges(pairs: int) -> list[tuple[int, int]]:

@@ -147,11 +147,14 @@ class Episodes:
     made: np.ndarray        # int64[N, 2] of which made
     deals: np.ndarray       # int64[N] deals dealt, all-pass ones included
     decisions: np.ndarray   # int64[N] actions played
+    records: list | None = None  # with record=True: per table, the deal records of its episode (rules.record)
 
 
-def play_episodes(venv, agents: Sequence[Agent], seating) -> Episodes:
+def play_episodes(venv, agents: Sequence[Agent], seating, record: bool = False) -> Episodes:
     """Play one episode at every table of ``venv`` (from ``venv.reset()``, seeds as the venv has them)
-    with ``agents[seating[t, s]]`` at seat ``s`` of table ``t``; returns the finished episodes.
+    with ``agents[seating[t, s]]`` at seat ``s`` of table ``t``; returns the finished episodes. ``record``:
+    also keep every deal of every episode as a deal record (:mod:`belote_env.rules.record`, replayed on the rules
+    core from the table's seed and its actions) in ``Episodes.records``.
 
     Agents are asked in a fixed order (step by step, agent by agent, tables ascending), so the result is
     deterministic given the tables' seeds and the agents' own seeds. A table whose episode is over waits,
@@ -167,9 +170,16 @@ def play_episodes(venv, agents: Sequence[Agent], seating) -> Episodes:
     playing = np.ones(n, dtype=bool)
     obs, mask, seat = venv.reset()
     actions = np.zeros(n, dtype=np.int64)
+    starts = [venv.state(t) for t in range(n)] if record else None  # each episode's start, as a rules-core game
+    log = np.zeros((n, 256), dtype=np.int64) if record else None
     while playing.any():
         actions[:] = mask.argmax(axis=1)  # finished tables: any legal action, no agent asked
         runner.actions(obs, mask, seat, actions, active=playing)
+        if record:
+            if out.decisions.max() >= log.shape[1]:
+                log = np.concatenate([log, np.zeros_like(log)], axis=1)
+            live = np.flatnonzero(playing)
+            log[live, out.decisions[live]] = actions[live]
         out.decisions += playing
         obs, mask, seat, _, done, info = venv.step(actions)
         ended = playing & (info["outcome"] >= 0) & (info["taker"] >= 0)
@@ -185,7 +195,21 @@ def play_episodes(venv, agents: Sequence[Agent], seating) -> Episodes:
             out.truncated[fin] = info["truncated"][fin]
             out.deals[fin] = info["deals"][fin]
             playing &= ~done
+    if record:
+        out.records = [_deal_records(starts[t], log[t, :out.decisions[t]]) for t in range(n)]
     return out
+
+
+def _deal_records(game, actions) -> list[dict]:
+    """The deal records of the episode that ``actions`` play from ``game`` (a rules-core GameState at its start)."""
+    from belote_env.rules.record import deal_record
+
+    records, deal = [], game.deal
+    for a in actions.tolist():
+        if game.apply(a) is not None:  # a deal ended (an all-pass one too)
+            records.append(deal_record(deal))
+            deal = game.deal
+    return records
 
 
 def play_game(variant, agents: Sequence[Agent], seed: int = 0, max_redeals: int = MAX_REDEALS) -> Episodes:

@@ -98,6 +98,8 @@ class MatchResult:
     pair_diffs: np.ndarray = field(repr=False)  # A minus B, mean of the pair's two deals
     pair_wins: np.ndarray = field(repr=False)  # A's wins in the pair's two deals, 0..2 (ties 1/2)
     pair_start: int = 0
+    # with record=True: per pair (in order), its two tables' deal records (belote_env.rules.record)
+    records: list | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_pairs(
@@ -141,13 +143,16 @@ class MatchResult:
             if p.pair_start != expect:
                 raise ValueError(f"cannot merge: pairs {expect}.. are missing or repeated (next part starts at {p.pair_start})")
             expect += p.pairs
-        return cls.from_pairs(
+        merged = cls.from_pairs(
             first.agent_a, first.agent_b, first.variant, first.games, first.seed,
             np.concatenate([p.pair_diffs for p in parts]), np.concatenate([p.pair_wins for p in parts]),
             sum(p.taken_a for p in parts), sum(p.made_a for p in parts),
             sum(p.taken_b for p in parts), sum(p.made_b for p in parts),
             sum(p.abandoned for p in parts), first.pair_start,
         )
+        if all(p.records is not None for p in parts):
+            merged.records = [r for p in parts for r in p.records]
+        return merged
 
     def swapped(self) -> "MatchResult":
         """The same match seen from B's side."""
@@ -208,14 +213,15 @@ def pair_tables(variant: Variant, seed: int, start: int, stop: int, max_redeals:
 def play_pairs(
     agent_a: Agent, agent_b: Agent, variant: Variant, start: int, stop: int, seed: int = 0,
     games: bool = False, label_a: str | None = None, label_b: str | None = None, progress=None,
-    max_redeals: int = MAX_REDEALS,
+    max_redeals: int = MAX_REDEALS, record: bool = False,
 ) -> MatchResult:
     """Duplicate pairs ``start .. stop - 1`` of the match seeded ``seed``.
 
     ``start`` must be a multiple of ``PAIRS_PER_BATCH``: the agents are
     reseeded at the start of each batch from (seed, batch index), so any split
     of a match into such ranges gives the same pairs as one call.
-    ``progress``: an object with ``update(n)`` (a tqdm bar), told after each batch.
+    ``progress``: an object with ``update(n)`` (a tqdm bar), told after each batch. ``record``: keep every
+    deal played, as deal records, in ``MatchResult.records`` (per pair, its two tables' records).
     """
     if start % PAIRS_PER_BATCH:
         raise ValueError(f"start must be a multiple of PAIRS_PER_BATCH={PAIRS_PER_BATCH}, got {start}")
@@ -227,7 +233,7 @@ def play_pairs(
         variant = variant.with_overrides("duplicate deals", episode="deal")
     label_a = label_a or agent_a.name
     label_b = label_b or agent_b.name
-    diffs, wins = [], []
+    diffs, wins, records = [], [], []
     taken_a = made_a = taken_b = made_b = abandoned = 0
     for b0 in range(start, stop, PAIRS_PER_BATCH):
         b1 = min(b0 + PAIRS_PER_BATCH, stop)
@@ -235,7 +241,10 @@ def play_pairs(
         agent_a.reset(derive_seed("agent", seed, batch, "A"))
         if agent_b is not agent_a:
             agent_b.reset(derive_seed("agent", seed, batch, "B"))
-        ep = play_episodes(pair_tables(variant, seed, b0, b1, max_redeals), [agent_a, agent_b], pair_seating(b1 - b0))
+        ep = play_episodes(pair_tables(variant, seed, b0, b1, max_redeals), [agent_a, agent_b], pair_seating(b1 - b0),
+                           record=record)
+        if record:
+            records.extend([ep.records[2 * k], ep.records[2 * k + 1]] for k in range(b1 - b0))
         # A's team: 0 at the first table of each pair, 1 at the second
         team_a = np.tile([0, 1], b1 - b0)
         rows = np.arange(len(team_a))
@@ -254,10 +263,13 @@ def play_pairs(
         abandoned += int(ep.truncated.sum())
         if progress is not None:
             progress.update(b1 - b0)
-    return MatchResult.from_pairs(
+    result = MatchResult.from_pairs(
         label_a, label_b, variant.name, games, seed, diffs, wins,
         taken_a, made_a, taken_b, made_b, abandoned, pair_start=start,
     )
+    if record:
+        result.records = records
+    return result
 
 
 def duplicate_match(
@@ -312,15 +324,17 @@ def _worker_agent(spec: str) -> Agent:
 
 def run_chunk(task) -> MatchResult:
     """Worker: pairs start..stop of the match spec_a vs spec_b (agents built once per process)."""
-    spec_a, spec_b, variant, start, stop, seed, games = task
+    spec_a, spec_b, variant, start, stop, seed, games, *rest = task  # rest: (record,) where deals are kept
     a = _worker_agent(spec_a)
     b = _worker_agent(spec_b) if spec_b != spec_a else a
-    return play_pairs(a, b, variant, start, stop, seed, games, label_a=spec_a, label_b=spec_b)
+    return play_pairs(a, b, variant, start, stop, seed, games, label_a=spec_a, label_b=spec_b,
+                      record=bool(rest and rest[0]))
 
 
 def round_robin(
     specs: list[str], variant: Variant, n_pairs: int, seed: int = 0, games: bool = False,
     workers: int = 1, progress: bool = True, ray: bool = False, ray_address: str | None = None,
+    record: bool = False,
 ) -> list[MatchResult]:
     """Every pair of agents (given as registry names or checkpoint paths) in a duplicate match.
 
@@ -328,7 +342,7 @@ def round_robin(
     ``workers`` processes; the results do not depend on ``workers``. With
     ``ray`` the chunks are Ray tasks (:mod:`agents.arena.ray_tasks`) on the cluster
     at ``ray_address``, or on a local Ray with ``workers`` CPUs (None: all);
-    the results are the same.
+    the results are the same. ``record``: every deal kept as deal records (``MatchResult.records``).
     """
     if len(specs) < 2:
         raise ValueError(f"a round-robin needs at least two agents, got {specs}")
@@ -344,7 +358,8 @@ def round_robin(
     for x in range(len(specs)):
         for y in range(x + 1, len(specs)):
             for start in range(0, n_pairs, CHUNK_PAIRS):
-                tasks.append((specs[x], specs[y], variant, start, min(start + CHUNK_PAIRS, n_pairs), seed, games))
+                tasks.append((specs[x], specs[y], variant, start, min(start + CHUNK_PAIRS, n_pairs), seed, games,
+                              record))
     from tqdm import tqdm
 
     bar = tqdm(total=sum(t[4] - t[3] for t in tasks), desc=f"{variant.name}", unit="pair", disable=not progress)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import glob
+import hashlib
 import json
 import math
 import os
@@ -101,6 +102,50 @@ def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], 
             with contextlib.suppress(OSError):
                 tmp.unlink()
     return paths
+
+
+def file_stem(spec: str) -> str:
+    """A file-name-safe form of an agent spec (plus a short hash of the spec when characters were replaced)."""
+    safe = re.sub(r"[^A-Za-z0-9_.=+-]", "-", spec)
+    return safe if safe == spec else f"{safe}-{hashlib.sha1(spec.encode()).hexdigest()[:8]}"
+
+
+def write_deal_records(out_dir: Path, variant_name: str, matches: list[MatchResult], keep: int | None = None
+                       ) -> dict[Path, int]:
+    """The deals of each match (played with ``record=True``) as deal records (:mod:`belote_env.rules.record`), one
+    JSON-lines file per match, ``out_dir/<variant>/<A>__<B>.jsonl``, each written whole: every pair, or the
+    ``keep`` pairs with the largest absolute duplicate difference (ties: the earlier pair), in pair order. Each
+    record's ``meta`` names the match, the pair, the table (0: A at seats 0 and 2; 1: A at seats 1 and 3), the
+    episode's deal number and the pair's difference (A minus B, points per deal). Returns deals written per file."""
+    from agents.files import replacing
+
+    folder = Path(out_dir) / variant_name
+    written = {}
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for m in matches:
+            if m.records is None:
+                raise ValueError(f"the match {m.agent_a} v {m.agent_b} was played without record=True")
+            pairs = range(m.pairs)
+            if keep is not None and keep < m.pairs:
+                top = sorted(pairs, key=lambda i: (-abs(float(m.pair_diffs[i])), i))[:keep]
+                pairs = sorted(top)
+            path = folder / f"{file_stem(m.agent_a)}__{file_stem(m.agent_b)}.jsonl"
+            n = 0
+            with replacing(path) as tmp, open(tmp, "w") as f:
+                for i in pairs:
+                    for table, deals in enumerate(m.records[i]):
+                        for k, rec in enumerate(deals):
+                            rec = dict(rec, meta={"match": [m.agent_a, m.agent_b], "seed": m.seed,
+                                                  "pair": m.pair_start + i, "table": table, "deal": k,
+                                                  "a_seats": [0, 2] if table == 0 else [1, 3],
+                                                  "pair_diff": float(m.pair_diffs[i])})
+                            f.write(json.dumps(rec, separators=(",", ":"), allow_nan=False) + "\n")
+                            n += 1
+            written[path] = n
+    except OSError as e:
+        raise ReportError(f"cannot write the deal records in {str(folder)!r}: {e.strerror or e}") from None
+    return written
 
 
 def _write_set(paths: dict[str, Path], can_plot: bool, stem: Path, variant_name: str, matches: list[MatchResult],

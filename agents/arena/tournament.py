@@ -29,7 +29,7 @@ from agents.arena.match import (  # noqa: F401  (re-exported)
     round_robin,
     t_quantile_975,
 )
-from agents.arena.reports import rating_rows, stronger_first, text_table, write_reports
+from agents.arena.reports import rating_rows, stronger_first, text_table, write_deal_records, write_reports
 from agents.cli import CommandParser, check_writable, nonnegative_int, positive_int
 from agents.pretrained import variant_notes
 
@@ -73,12 +73,21 @@ def main(argv: list[str] | None = None) -> int:
                    help="bootstrap replicates for the rating intervals (default 200)")
     p.add_argument("--anchor", default=None, help="agent rated 0 (default random if it plays, else the first)")
     p.add_argument("--out", type=Path, default=None, help="folder for <variant>.md/.json/.png and CSV files")
+    p.add_argument("--record", type=Path, default=None, metavar="DIR",
+                   help="keep the deals played as deal records, DIR/<variant>/<A>__<B>.jsonl (belote_env.rules.record)")
+    p.add_argument("--record-pairs", type=positive_int, default=None, metavar="K",
+                   help="with --record: keep only the K pairs of each match with the largest duplicate difference "
+                        "(default: every pair)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = p.parse_args(argv)
     command = "python -m agents.arena.tournament " + " ".join(sys.argv[1:] if argv is None else argv)
     try:
         if args.out is not None:
             check_writable(args.out)  # before the tournament, not after it
+        if args.record is not None:
+            check_writable(args.record)
+        elif args.record_pairs is not None:
+            raise ValueError("--record-pairs is for --record")
         variants = [load_variant(v) for v in args.variant]
         if args.anchor is not None and args.anchor not in args.agents:  # before the tournament, not after it
             raise ValueError(f"--anchor {args.anchor!r} is not one of the agents {args.agents}")
@@ -99,7 +108,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(note, file=sys.stderr)
             t0 = time.perf_counter()
             matches = round_robin(args.agents, variant, args.pairs, args.seed, args.games, workers,
-                                  progress=not args.no_progress, ray=args.ray, ray_address=args.address)
+                                  progress=not args.no_progress, ray=args.ray, ray_address=args.address,
+                                  record=args.record is not None)
+            if args.record is not None:
+                kept = write_deal_records(args.record, variant.name, matches, args.record_pairs)
+                print(f"recorded {sum(kept.values()):,} deals in {args.record / variant.name}", file=sys.stderr)
             ratings = rate(matches, args.agents, args.anchor, args.bootstrap, args.seed)
             matches = stronger_first(matches, ratings)
             unit = "games" if args.games else "deals"

@@ -123,3 +123,37 @@ def test_a_kill_while_the_reports_are_moved_in_leaves_whole_files_and_a_rerun_co
     for name in new:
         if not name.endswith(".png"):
             assert (cut / name).read_bytes() == new[name], name
+
+
+@pytest.mark.parametrize("games", [False, True])
+def test_record_keeps_the_deals_that_were_played(tmp_path, games, capsys):
+    """--record writes every deal of every match as a deal record that replays on the rules core to the scores
+    the match counted; --record-pairs keeps the pairs with the largest duplicate difference."""
+    from belote_env.rules.record import read_records, replay_record
+
+    argv = ["heuristic", "random", "-n", "6", "--bootstrap", "5", "--no-progress", "-v", "belote_classique"]
+    extra = ["--games", "-v", "belote_classique", "--seed", "2"] if games else []
+    assert main([*argv, *extra, "--record", str(tmp_path / "all")]) == 0
+    path = tmp_path / "all" / "belote_classique" / "heuristic__random.jsonl"
+    records = list(read_records(path))
+    assert f"recorded {len(records):,} deals in {tmp_path / 'all' / 'belote_classique'}" in capsys.readouterr().err
+    by_pair: dict[int, float] = {}
+    for r in records:
+        deal = replay_record(r)
+        d = deal.result.scores[0] - deal.result.scores[1]
+        a_minus_b = d if r["meta"]["table"] == 0 else -d  # A holds seats 0/2 at table 0, 1/3 at table 1
+        by_pair[r["meta"]["pair"]] = by_pair.get(r["meta"]["pair"], 0.0) + a_minus_b / 2
+        assert r["meta"]["match"] == ["heuristic", "random"] and r["meta"]["a_seats"] == ([0, 2], [1, 3])[r["meta"]["table"]]
+    assert sorted(by_pair) == list(range(6))
+    for r in records:  # the deals add up to the difference the match counted for the pair
+        assert by_pair[r["meta"]["pair"]] == pytest.approx(r["meta"]["pair_diff"])
+    assert main([*argv, *extra, "--record", str(tmp_path / "top"), "--record-pairs", "2"]) == 0
+    top = list(read_records(tmp_path / "top" / "belote_classique" / "heuristic__random.jsonl"))
+    kept = sorted({r["meta"]["pair"] for r in top})
+    largest = sorted(sorted(by_pair, key=lambda i: (-abs(by_pair[i]), i))[:2])
+    assert kept == largest and all(r in records for r in top)
+
+
+def test_record_pairs_without_record_is_refused(capsys):
+    assert main(["heuristic", "random", "-n", "2", "--record-pairs", "3"]) == 2
+    assert "--record-pairs is for --record" in capsys.readouterr().err
