@@ -11,8 +11,10 @@ terminal), the calls, the contract, the trick and the scores, then your legal
 moves, numbered. Answer with a number or a move's name (``JH``, ``10S``,
 ``pass``, ``100 H``, ``capot S``); a bad answer says why and asks again.
 ``--seed`` replays the same deals; ``--reveal`` shows every hand as dealt at
-the end of each deal; ``q`` or end of input quits, Ctrl-C too (exit status 130),
-and a closed output (``| head``) ends quietly.
+the end of each deal; ``--record FILE`` appends every finished deal to FILE as
+a deal record (``belote_env.rules.record``, one JSON line each, written as the
+deal ends); ``q`` or end of input quits, Ctrl-C too (exit status 130), and a
+closed output (``| head``) ends quietly.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from agents.cli import CommandParser, nonnegative_int
 from agents.pretrained import variant_notes
@@ -100,6 +103,7 @@ def play(args, read=None, write=None) -> int:
         write(note + "\n")
     names = seat_names(args.seat)
     deals = 0
+    keep = _recorder(args)
     obs, info = env.reset(seed=args.seed)
     while True:
         game = env.aec.game
@@ -111,7 +115,10 @@ def play(args, read=None, write=None) -> int:
             if action is None:
                 write("bye\n")
                 return 0
+            before = game.deal
             obs, reward, terminated, truncated, info = env.step(action)
+            if before.phase == "done":  # the deal ended on this move or on the agents' moves after it
+                keep(before)
         else:
             terminated, truncated = True, False
         if terminated or truncated:
@@ -136,6 +143,28 @@ def play(args, read=None, write=None) -> int:
             obs, info = env.reset()
 
 
+def _recorder(args):
+    """A function that appends a finished deal to ``args.record`` as one JSON line (nothing without --record)."""
+    path = getattr(args, "record", None)
+    if path is None:
+        return lambda deal: None
+    import json
+
+    from agents.arena.errors import ReportError
+    from belote_env.rules.record import deal_record
+
+    meta = {"human_seat": args.seat, "partner": args.partner, "opponents": args.opponents, "seed": args.seed}
+
+    def keep(deal) -> None:
+        try:
+            with open(path, "a") as f:
+                f.write(json.dumps(deal_record(deal, meta=meta), separators=(",", ":"), allow_nan=False) + "\n")
+        except OSError as e:
+            raise ReportError(f"cannot write the deal record to {str(path)!r}: {e.strerror or e}") from None
+
+    return keep
+
+
 def main(argv=None) -> int:
     p = CommandParser(prog="python -m agents.arena.play", description=__doc__,
                       formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -148,6 +177,8 @@ def main(argv=None) -> int:
     p.add_argument("--deals", type=int, default=0, help="stop after this many episodes (default: until you quit)")
     p.add_argument("--reveal", action="store_true", help="show every hand as dealt at the end of each deal")
     p.add_argument("--no-color", dest="color", action="store_false", help="no ANSI colours")
+    p.add_argument("--record", type=Path, default=None, metavar="FILE",
+                   help="append every finished deal to FILE as a deal record (one JSON line each)")
     args = p.parse_args(argv)
     try:
         return play(args)

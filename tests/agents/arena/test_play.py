@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.arena.play import main, play
+from belote_env.rules.errors import BeloteError
 
 
 def _args(**kw):
@@ -128,3 +129,23 @@ def test_ctrl_c_and_a_closed_output_end_without_a_traceback():
     head.stdout.close()  # the pipe's reader is gone
     _, err = head.communicate(input=b"1\n" * 3000, timeout=120)
     assert b"Traceback" not in err and head.returncode == 0, err.decode()[-2000:]
+
+
+@pytest.mark.parametrize("episode", ["deal", "game"])
+def test_record_keeps_every_finished_deal(tmp_path, episode):
+    from belote_env.rules.record import read_records, replay_record
+
+    path = tmp_path / "mine.jsonl"
+    code, text = _run(_args(variant="belote_classique", episode=episode, record=path, deals=1), ["1"] * 400)
+    assert code == 0
+    records = list(read_records(path))
+    finished = text.count("deal over:") + text.count("everyone passed")
+    assert records and all(replay_record(r).result is not None for r in records)
+    assert records[0]["meta"] == {"human_seat": 0, "partner": "heuristic", "opponents": "random", "seed": 3}
+    if episode == "deal":
+        assert len(records) == finished == 1
+    code, _ = _run(_args(variant="belote_classique", record=path, deals=1), ["1"] * 60)
+    assert len(list(read_records(path))) == len(records) + 1  # appended
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(BeloteError, match="cannot write the deal record"):
+        _run(_args(variant="belote_classique", record=tmp_path / "folder", deals=1), ["1"] * 60)
