@@ -51,6 +51,13 @@ class Agent:
         ``agents.counter_rng``). Deterministic agents need not take seeds."""
         return [self.act(o, m, i) for o, m, i in zip(observations, action_masks, infos)]
 
+    def decision_extras(self, observations: np.ndarray, action_masks: np.ndarray, infos: list, actions) -> list | None:
+        """Optional: what the agent attaches to its decisions in deal records (:mod:`belote_env.rules.record`), one
+        JSON-ready dict per decision (``actions[i]`` is what it chose at row ``i``), or None for nothing (the
+        default). Called only when deals are recorded (``belote-tournament --record``); neural agents give the
+        policy's probability of each legal action and the value estimate."""
+        return None
+
     def act_rows(self, params: np.ndarray, rows: np.ndarray):
         """Optional: a kernel copy of :meth:`act` for many tables of the batched engine at once.
 

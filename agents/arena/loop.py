@@ -73,6 +73,7 @@ class Runner:
             raise ValueError(f"seating holds indices outside -1..{len(self.agents) - 1}")
         self._rows = np.arange(n)
         self._params = getattr(venv, "params", None)  # the variant's switches, for agents' kernel copies
+        self.extras: dict | None = None  # a dict to collect Agent.decision_extras by table (deal records); None: off
 
     def acting(self, seat: np.ndarray) -> np.ndarray:
         """The index of the agent to act at every table (``-1``: the caller's seat)."""
@@ -97,7 +98,7 @@ class Runner:
     def _ask(self, agent: Agent, idx: np.ndarray, obs, mask, seat, seeds=None) -> np.ndarray:
         venv = self.venv
         m = mask[idx].view(np.int8)
-        got = None
+        got = infos = None
         if agent.needs_info and type(agent).act_rows is not Agent.act_rows:  # a kernel copy of the agent
             got = agent.act_rows(self._params, venv.info_rows(idx))
         if got is None:
@@ -123,6 +124,10 @@ class Runner:
                     else f"{a}, which is not legal there")
             raise AgentActionError(
                 f"agent {agent!r} at seat {int(seat[t])} of table {t} returned {what}; legal actions: {legal}")
+        if self.extras is not None:
+            extra = agent.decision_extras(obs[idx], m, infos if infos is not None else [None] * len(idx), acts)
+            for j, t in enumerate(idx.tolist()):
+                self.extras[t] = None if extra is None else extra[j]
         return acts
 
 
@@ -172,6 +177,9 @@ def play_episodes(venv, agents: Sequence[Agent], seating, record: bool = False) 
     actions = np.zeros(n, dtype=np.int64)
     starts = [venv.state(t) for t in range(n)] if record else None  # each episode's start, as a rules-core game
     log = np.zeros((n, 256), dtype=np.int64) if record else None
+    extras: list[list] = [[] for _ in range(n)] if record else []  # what the agents attached to each decision
+    if record:
+        runner.extras = {}
     while playing.any():
         actions[:] = mask.argmax(axis=1)  # finished tables: any legal action, no agent asked
         runner.actions(obs, mask, seat, actions, active=playing)
@@ -180,6 +188,8 @@ def play_episodes(venv, agents: Sequence[Agent], seating, record: bool = False) 
                 log = np.concatenate([log, np.zeros_like(log)], axis=1)
             live = np.flatnonzero(playing)
             log[live, out.decisions[live]] = actions[live]
+            for t in live.tolist():
+                extras[t].append(runner.extras.pop(t, None))
         out.decisions += playing
         obs, mask, seat, _, done, info = venv.step(actions)
         ended = playing & (info["outcome"] >= 0) & (info["taker"] >= 0)
@@ -196,19 +206,21 @@ def play_episodes(venv, agents: Sequence[Agent], seating, record: bool = False) 
             out.deals[fin] = info["deals"][fin]
             playing &= ~done
     if record:
-        out.records = [_deal_records(starts[t], log[t, :out.decisions[t]]) for t in range(n)]
+        out.records = [_deal_records(starts[t], log[t, :out.decisions[t]], extras[t]) for t in range(n)]
     return out
 
 
-def _deal_records(game, actions) -> list[dict]:
-    """The deal records of the episode that ``actions`` play from ``game`` (a rules-core GameState at its start)."""
+def _deal_records(game, actions, extras) -> list[dict]:
+    """The deal records of the episode that ``actions`` play from ``game`` (a rules-core GameState at its start),
+    with what the agents attached to each decision (``extras``, one entry or None per action)."""
     from belote_env.rules.record import deal_record
 
-    records, deal = [], game.deal
-    for a in actions.tolist():
+    records, deal, attached = [], game.deal, []
+    for a, extra in zip(actions.tolist(), extras):
+        attached.append(extra)
         if game.apply(a) is not None:  # a deal ended (an all-pass one too)
-            records.append(deal_record(deal))
-            deal = game.deal
+            records.append(deal_record(deal, attached if any(x is not None for x in attached) else None))
+            deal, attached = game.deal, []
     return records
 
 

@@ -157,3 +157,26 @@ def test_record_keeps_the_deals_that_were_played(tmp_path, games, capsys):
 def test_record_pairs_without_record_is_refused(capsys):
     assert main(["heuristic", "random", "-n", "2", "--record-pairs", "3"]) == 2
     assert "--record-pairs is for --record" in capsys.readouterr().err
+
+
+def test_recorded_deals_carry_what_a_network_attached_to_its_decisions(tmp_path):
+    """A neural agent's decisions in the records hold its probabilities of the legal actions and its value; the
+    greedy agent's choice is the most probable one; the other agents' decisions hold nothing."""
+    from belote_env.rules.record import read_records
+
+    assert main(["ppo_coinche", "random", "-n", "3", "--bootstrap", "5", "--no-progress",
+                 "--record", str(tmp_path)]) == 0
+    records = list(read_records(tmp_path / "coinche" / "ppo_coinche__random.jsonl"))
+    seen = 0
+    for r in records:
+        a_seats = r["meta"]["a_seats"]
+        for step in r["actions"]:
+            if step["seat"] in a_seats:
+                extras = step["extras"]
+                probs = extras["probs"]
+                assert abs(sum(probs.values()) - 1) < 0.01 and isinstance(extras["value"], float)
+                assert step["action"] == max(probs, key=probs.get)
+                seen += 1
+            else:
+                assert "extras" not in step
+    assert seen > 20
