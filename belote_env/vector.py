@@ -351,6 +351,14 @@ class VectorEnv:
                 np.empty(n, dtype=np.int8), np.zeros((n, 4), dtype=np.float32), np.zeros(n, dtype=np.bool_),
                 np.full((n, k.NUM_INFO), -1, dtype=np.int64))
 
+    def checked_actions(self, actions) -> np.ndarray:
+        """``actions`` (one per table) as a contiguous int64 array, each legal at its table, or the error
+        :meth:`step` raises (nothing changed): for kernels that apply actions themselves
+        (:meth:`engine_arrays`)."""
+        if not self._ready:
+            raise VectorEnvError("call reset() before checked_actions()")
+        return self._checked_actions(actions, None)
+
     def _checked_actions(self, actions, tables: np.ndarray | None) -> np.ndarray:
         """``actions`` (one per table of ``tables``; None: every table) as int64, each a legal action there, or
         the error (nothing changed): VectorEnvError for what is not an action id, VectorIllegalActionError

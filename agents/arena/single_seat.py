@@ -149,6 +149,8 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         if not self._ready:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
         n = self.num_envs
+        if self._fused is not None:
+            return self._step_fused(actions)
         every = np.arange(n)
         obs, mask, seat, rew, done, info, final = self._venv.step_tables(every, actions, self._learner)
         rewards = self._learner_rewards(rew, info)
@@ -158,6 +160,24 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         self._record_ends(every, done, info, final, extra)
         self._obs, self._mask, self._seat = obs, mask, seat  # fresh arrays: the other seats' play fills them in
         self._others_play(ended, rewards, extra)
+        return self._outcome(ended, rewards, extra)
+
+    def _step_fused(self, actions):
+        """:meth:`step` when the heuristic holds every other seat: the learner's actions and the other seats' play
+        in one kernel call (``agents.heuristic.kernels.play_to_learner``)."""
+        n = self.num_envs
+        learner_actions = self._venv.checked_actions(actions).copy()  # the kernel marks the ones applied
+        rewards, ended = np.zeros(n), np.zeros(n, dtype=bool)
+        extra = {"final_obs": np.empty((n, OBS_SIZE), dtype=np.float32), "truncated": np.zeros(n, dtype=bool),
+                 "scores": np.full((n, 2), -1, dtype=np.int64), "winner": np.full(n, -1, dtype=np.int64)}
+        self._obs = np.empty((n, OBS_SIZE), dtype=np.float32)
+        self._mask = np.empty((n, NUM_ACTIONS), dtype=np.bool_)
+        self._seat = np.empty(n, dtype=np.int8)
+        self._run_fused(np.arange(n), learner_actions, rewards, ended, extra)
+        return self._outcome(ended, rewards, extra)
+
+    def _outcome(self, ended: np.ndarray, rewards: np.ndarray, extra: dict):
+        n = self.num_envs
         truncated = extra["truncated"]
         infos = {"action_mask": self._mask.copy()}
         if ended.any():
@@ -212,12 +232,15 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
             rewards, ended = np.zeros(n), np.zeros(n, dtype=bool)
             extra = {"final_obs": np.empty((n, OBS_SIZE), dtype=np.float32), "truncated": np.zeros(n, dtype=bool),
                      "scores": np.full((n, 2), -1, dtype=np.int64), "winner": np.full(n, -1, dtype=np.int64)}
+        self._run_fused(waiting, np.full(n, -1, dtype=np.int64), rewards, ended, extra)
+
+    def _run_fused(self, tables, learner_actions, rewards, ended, extra) -> None:
         done = 0
-        while done < len(waiting):
+        while done < len(tables):
             self._venv.reserve_log(16)
-            done = self._fused(*self._venv.engine_arrays(), waiting, done, self.seat, self._win, rewards, ended,
-                               extra["final_obs"], extra["scores"], extra["winner"], extra["truncated"], self._obs,
-                               self._mask, self._seat)
+            done = self._fused(*self._venv.engine_arrays(), tables, done, self.seat, self._win, learner_actions,
+                               rewards, ended, extra["final_obs"], extra["scores"], extra["winner"],
+                               extra["truncated"], self._obs, self._mask, self._seat)
 
     def _learner_rewards(self, rew: np.ndarray, info: dict) -> np.ndarray:
         """The learner's reward at each table of a step, in float64 as the AEC env computes it."""

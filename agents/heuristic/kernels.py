@@ -582,11 +582,13 @@ def act_rows(V, rows, out):
 
 
 @njit(cache=True)
-def play_to_learner(V, scale, S, MT, MT0, LOG, tables, start, learner, win, rewards, ended, final_obs, scores,
-                    winner, truncated, obs, mask, seat_out):
+def play_to_learner(V, scale, S, MT, MT0, LOG, tables, start, learner, win, learner_actions, rewards, ended,
+                    final_obs, scores, winner, truncated, obs, mask, seat_out):
     """The heuristic at every seat but ``learner``, inside the engine: at each table ``t`` of ``tables`` (from
-    position ``start``) it plays until ``learner`` is to act, as ``act_rows`` and ``VectorEnv.step_tables`` would
-    one decision at a time, and row ``t`` of ``obs`` / ``mask`` / ``seat_out`` gets the learner's observation.
+    position ``start``), first the learner's action ``learner_actions[t]`` (legal, checked by the caller; -1:
+    none, the learner is not to act), then the heuristic plays until ``learner`` is to act, as ``act_rows`` and
+    ``VectorEnv.step_tables`` would one decision at a time, and row ``t`` of ``obs`` / ``mask`` / ``seat_out``
+    gets the learner's observation.
     Until the table's episode ends (``ended[t]``), the learner's rewards (float64, as the AEC env's: ``win``, or
     the deal's score difference over ``scale``) add to ``rewards[t]``, and the end sets ``ended[t]``,
     ``final_obs[t]``, ``scores[t]``, ``winner[t]``, ``truncated[t]``. Every array is indexed by table. Returns
@@ -602,12 +604,18 @@ def play_to_learner(V, scale, S, MT, MT0, LOG, tables, start, learner, win, rewa
     fobs = np.zeros((1, final_obs.shape[1]), dtype=np.float32)
     for j in range(start, tables.shape[0]):
         t = tables[j]
-        while S[t, SEAT] != learner:
+        first = learner_actions[t]
+        while first >= 0 or S[t, SEAT] != learner:
             if S[t, LOGLEN] + 1 >= LOG.shape[1]:
                 return j
-            legal_words(V, S[t])
-            info_row(S[t], row_info)
-            a = decide(V, row_info, legal, voids)
+            if first >= 0:  # the learner's own action
+                a = first
+                first = -1
+                learner_actions[t] = -1  # applied: a call again from here does not apply it twice
+            else:
+                legal_words(V, S[t])
+                info_row(S[t], row_info)
+                a = decide(V, row_info, legal, voids)
             rew[0, :] = 0.0
             info[0, :] = -1
             done[0] = False
