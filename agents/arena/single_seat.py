@@ -68,6 +68,12 @@ def seat_agent(spec, role: str) -> Agent:
                          f"spec, got {type(spec).__name__} {short_repr(spec)}")
 
 
+def _episode_ends(n: int) -> dict:
+    """Where a step records the episodes that end at its tables (rows read only where one ended)."""
+    return {"final_obs": np.empty((n, OBS_SIZE), dtype=np.float32), "truncated": np.zeros(n, dtype=bool),
+            "scores": np.full((n, 2), -1, dtype=np.int64), "winner": np.full(n, -1, dtype=np.int64)}
+
+
 def _fused_heuristic(partner: Agent, opponents: Agent):
     """The kernel that plays the other seats inside the engine when they are all the plain heuristic, or None."""
     from agents.heuristic.agent import HeuristicAgent, kernels
@@ -155,8 +161,7 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         obs, mask, seat, rew, done, info, final = self._venv.step_tables(every, actions, self._learner)
         rewards = self._learner_rewards(rew, info)
         ended = done.copy()
-        extra = {"final_obs": np.empty((n, OBS_SIZE), dtype=np.float32), "truncated": np.zeros(n, dtype=bool),
-                 "scores": np.full((n, 2), -1, dtype=np.int64), "winner": np.full(n, -1, dtype=np.int64)}
+        extra = _episode_ends(n)
         self._record_ends(every, done, info, final, extra)
         self._obs, self._mask, self._seat = obs, mask, seat  # fresh arrays: the other seats' play fills them in
         self._others_play(ended, rewards, extra)
@@ -168,8 +173,7 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         n = self.num_envs
         learner_actions = self._venv.checked_actions(actions).copy()  # the kernel marks the ones applied
         rewards, ended = np.zeros(n), np.zeros(n, dtype=bool)
-        extra = {"final_obs": np.empty((n, OBS_SIZE), dtype=np.float32), "truncated": np.zeros(n, dtype=bool),
-                 "scores": np.full((n, 2), -1, dtype=np.int64), "winner": np.full(n, -1, dtype=np.int64)}
+        extra = _episode_ends(n)
         self._obs = np.empty((n, OBS_SIZE), dtype=np.float32)
         self._mask = np.empty((n, NUM_ACTIONS), dtype=np.bool_)
         self._seat = np.empty(n, dtype=np.int8)
@@ -230,8 +234,7 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         n = self.num_envs
         if not extra:  # reset: the opening moves' rewards and ends count for nothing
             rewards, ended = np.zeros(n), np.zeros(n, dtype=bool)
-            extra = {"final_obs": np.empty((n, OBS_SIZE), dtype=np.float32), "truncated": np.zeros(n, dtype=bool),
-                     "scores": np.full((n, 2), -1, dtype=np.int64), "winner": np.full(n, -1, dtype=np.int64)}
+            extra = _episode_ends(n)
         self._run_fused(waiting, np.full(n, -1, dtype=np.int64), rewards, ended, extra)
 
     def _run_fused(self, tables, learner_actions, rewards, ended, extra) -> None:
