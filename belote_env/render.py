@@ -5,14 +5,17 @@
 or only the viewer's with the others' card counts), the turn-up, the calls,
 the contract, the trick in progress, the tricks and card points won so far,
 and in game episodes the scores, the garde and the target.
+
+:func:`table_view` is the same table as a JSON-ready dict (cards and calls by
+their names in the project's notation), what the web table draws.
 """
 
 from __future__ import annotations
 
 from .rules.actions import ACTION_NAMES, NUM_CARDS
-from .rules.cards import RANK_NAMES, STRAIN_NAMES, SUIT_SYMBOLS, cards_of
+from .rules.cards import CARD_NAMES, RANK_NAMES, STRAIN_NAMES, SUIT_SYMBOLS, cards_of
 from .rules.game import GameState
-from .rules.state import BIDDING, DONE
+from .rules.state import BIDDING, DONE, DealState
 
 STRAIN_SYMBOLS = tuple(SUIT_SYMBOLS) + ("NT", "AT")
 DEFAULT_NAMES = ("player_0", "player_1", "player_2", "player_3")
@@ -39,6 +42,11 @@ def call_text(action: int) -> str:
     if head and strain in STRAIN_NAMES:
         return f"{head} {STRAIN_SYMBOLS[STRAIN_NAMES.index(strain)]}"
     return name
+
+
+def move_text(action: int) -> str:
+    """A card or a call with unicode suits: ``"J♥"``, ``"100 ♥"``."""
+    return card_text(action) if action < NUM_CARDS else call_text(action)
 
 
 def contract_text(contract) -> str:
@@ -109,4 +117,58 @@ def render_table(game: GameState, viewer: int | None = None, names=DEFAULT_NAMES
     return "\n".join(lines)
 
 
-__all__ = ["render_table", "card_text", "hand_text", "call_text", "contract_text", "NUM_CARDS"]
+def contract_fields(contract) -> dict | None:
+    """A contract as JSON fields, with its text (``"100 ♥, coinché"``)."""
+    if contract is None:
+        return None
+    return {"taker": contract.taker, "strain": STRAIN_NAMES[contract.strain], "value": contract.value,
+            "kind": str(contract.kind), "level": contract.level, "caller": contract.caller,
+            "text": contract_text(contract)}
+
+
+def table_view(deal: DealState, viewer: int | None = None, game: GameState | None = None) -> dict:
+    """The table of ``deal`` as a JSON-ready dict: what a seat sees (``viewer``: its hand, the others' card
+    counts) or everything (``viewer=None``: every hand). Cards and actions go by name (``"JH"``, ``"100 H"``);
+    ``legal`` lists the legal actions (``id``, ``name``, ``text`` with unicode suits) when ``viewer`` is to act, or
+    whoever is to act with ``viewer=None``. ``game`` adds the game's scores, garde, target and deal number."""
+    st = deal
+    to_act = st.seat if st.phase != DONE else -1
+    hands = [[CARD_NAMES[c] for c in cards_of(st.hands[s])] if viewer is None or viewer == s else None
+             for s in range(4)]
+    last = None
+    if st.tricks:
+        t = st.tricks[-1]
+        last = {"cards": [{"seat": t.seat_of(i), "card": CARD_NAMES[c]} for i, c in enumerate(t.cards)],
+                "winner": t.winner, "points": t.points}
+    view = {
+        "variant": st.variant.name, "dealer": st.dealer, "phase": str(st.phase), "to_act": to_act,
+        "hands": hands, "counts": [st.hands[s].bit_count() for s in range(4)],
+        "turnup": CARD_NAMES[st.turnup] if st.turnup >= 0 else None,
+        "calls": [{"seat": s, "action": ACTION_NAMES[a], "text": call_text(a)} for s, a in st.calls],
+        "contract": contract_fields(st.contract),
+        "trick": [{"seat": s, "card": CARD_NAMES[c]} for s, c in st.trick_seats()],
+        "trick_number": len(st.tricks) + (1 if st.trick else 0), "last_trick": last,
+        "tricks_won": [st.tricks_won[0] + st.tricks_won[2], st.tricks_won[1] + st.tricks_won[3]],
+        "points": list(st.points),
+        "belote": [{"seat": e.seat, "kind": e.kind, "card": CARD_NAMES[e.card]} for e in st.belote_events],
+        "declarations": [{"seat": d.seat, "kind": d.kind, "points": d.points,
+                          "cards": [CARD_NAMES[c] for c in cards_of(d.cards)]} for d in st.public_declarations()],
+        "result": None, "legal": [],
+    }
+    if st.result is not None:
+        r = st.result
+        view["result"] = {"outcome": str(r.outcome), "scores": list(r.scores), "card_points": list(r.card_points),
+                          "contract": contract_fields(r.contract)}
+    if to_act >= 0 and (viewer is None or viewer == to_act) and not (game is not None and game.over):
+        view["legal"] = [{"id": a, "name": ACTION_NAMES[a], "text": move_text(a)}
+                         for a in st.legal_actions()]
+    if game is not None:
+        scored = sum(1 for r in game.results if r.outcome != "redeal")
+        view["game"] = {"scores": list(game.scores), "garde": game.garde, "target": game.variant.target,
+                        "episode": game.variant.episode, "deals_scored": scored, "over": game.over,
+                        "winner": game.winner}
+    return view
+
+
+__all__ = ["render_table", "table_view", "contract_fields", "move_text",
+           "card_text", "hand_text", "call_text", "contract_text", "NUM_CARDS"]

@@ -60,3 +60,18 @@ def test_the_wheel_runs_the_tournament_command(installed, tmp_path):
              "--bootstrap", "5", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr[-3000:]
     assert "heuristic" in r.stdout and (tmp_path / "coinche.md").is_file()
+
+
+def test_the_wheel_serves_the_web_page(installed):
+    """The page's assets are package data: the installed app serves them (no repository, nothing fetched)."""
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx2")
+    code = (
+        "from starlette.testclient import TestClient\n"
+        "from agents.arena.web.app import create_app\n"
+        "c = TestClient(create_app())\n"
+        "print(*(c.get(p).status_code for p in ('/', '/static/app.js', '/static/style.css')))\n"
+    )
+    r = _run(installed, "-W", "ignore", "-c", code)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.split() == ["200", "200", "200"]

@@ -26,18 +26,14 @@ from pathlib import Path
 
 from agents.cli import CommandParser, nonnegative_int
 from agents.pretrained import variant_notes
-from belote_env.render import call_text, card_text, render_table
-from belote_env.rules.actions import NUM_CARDS, parse_action
+from belote_env.render import card_text, move_text, render_table
+from belote_env.rules.actions import parse_action
 from belote_env.rules.errors import BeloteError, NotationError
 from belote_env.rules.scoring import REDEAL
 from belote_env.single_agent import SingleAgentEnv
 
 RED, RESET = "\x1b[31m", "\x1b[0m"
 NAMES = ("you", "left", "partner", "right")
-
-
-def move_text(action: int) -> str:
-    return card_text(action) if action < NUM_CARDS else call_text(action)
 
 
 def colour(text: str, on: bool) -> str:
