@@ -11,9 +11,15 @@ of that same loop. Last, for scale, the same loop on ``raw_env`` (no
 wrappers) for coinche, and, when OpenSpiel is installed, OpenSpiel's game
 (``python_belote``, belote_env.integrations.openspiel) in its own standard loop,
 run by run between the AEC env's runs: chance outcomes and uniformly random legal
-actions, then the same reading each decision's observation tensor. Each figure is
-the median of ``--repeats`` runs, with the min and max beside it; the process runs
-on one core (Python is single threaded), so the figures are per core.
+actions, then the same reading each decision's observation tensor. When colver
+(``pip install colver``, a Rust Belote engine with Python bindings; not a
+dependency of this project) is installed, its own Python loop runs between the
+AEC env's runs too: ``Env.reset()`` / ``Env.step(a)`` with a uniformly random
+legal action, its observation list turned into a float32 numpy array each step
+(what a learner does with it), and the ratio of full deals per second, run by
+run. Each figure is the median of ``--repeats`` runs, with the min and max beside
+it; the process runs on one core (Python is single threaded), so the figures are
+per core.
 """
 
 from __future__ import annotations
@@ -97,6 +103,43 @@ def run_openspiel_loop(game, deals: int, seed: int, observe: str = "") -> tuple[
     return steps, time.perf_counter() - t
 
 
+def run_colver_loop(deals: int, seed: int) -> tuple[int, float]:
+    """colver's Python loop: ``deals`` deals of uniformly random legal actions, each observation as a float32
+    array; returns (steps, seconds)."""
+    import colver
+    import numpy as np
+
+    env = colver.Env()
+    rng = random.Random(seed)
+    choice = rng.choice
+    asarray, f32 = np.asarray, np.float32
+    steps = 0
+    t = time.perf_counter()
+    for _ in range(deals):
+        obs, legal = env.reset()
+        asarray(obs, f32)
+        done = False
+        while not done:
+            obs, _, done, legal = env.step(choice(legal))
+            asarray(obs, f32)
+            steps += 1
+    return steps, time.perf_counter() - t
+
+
+def compare_colver(deals: int, repeats: int) -> None:
+    """The AEC env (coinche) and colver's loop, run by run, in full deals per second."""
+    e = belote_env.env("coinche")
+    aec, peer = [], []
+    for seed in range(repeats):
+        aec.append(deals / run_loop(e, deals, seed)[1])
+        peer.append(deals / run_colver_loop(deals, seed)[1])
+    print(fmt("deals/s coinche, AEC env (agent_iter + last + masked random)", aec, "deals/s"))
+    print(fmt("deals/s colver Env loop (reset/step, random legal, observation as numpy)", peer, "deals/s"))
+    ratio = sorted(a / b for a, b in zip(aec, peer))
+    print(f"  AEC env / colver, run by run: median {ratio[len(ratio) // 2]:.2f}x (min {ratio[0]:.2f}, "
+          f"max {ratio[-1]:.2f})", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--deals", type=int, default=500, help="deals per run")
@@ -117,6 +160,12 @@ def main() -> None:
     e = belote_env.raw_env("coinche")
     runs = [run_raw_loop(e, args.deals, seed) for seed in range(args.repeats)]
     print(fmt("AEC steps/s coinche (raw_env, no wrappers)", [s / t for s, t in runs], "steps/s"), flush=True)
+    try:
+        import colver  # noqa: F401
+    except ImportError:
+        print("colver not installed: pip install colver adds the peer's loop")
+    else:
+        compare_colver(args.deals, args.repeats)
     try:
         import importlib
 
