@@ -12,7 +12,11 @@ Contenders, interleaved in every round so that they share the machine's load:
 - the wrapped AEC env (``belote_env.env``), the loop of ``bench_env.py``:
   ``agent_iter()``, ``last()``, a random legal action from the mask, ``step()``;
 - ``belote_env.fast.rollout``: whole random deals (bidding, play, scoring) in
-  the kernels, one core.
+  the kernels, one core; and, when colver is installed (``pip install colver``,
+  a Rust engine, not a dependency of this project), its native
+  ``Env.rollout(n)`` in the same rounds: n random playouts (bidding, play,
+  scoring) from one dealt position, which deals no cards, with the ratio per
+  round.
 
 Each figure is the median of ``--repeats`` rounds with min and max; the
 ratios divide medians and, in brackets, the min and max of the per-round
@@ -84,7 +88,14 @@ def main() -> None:
     rollout(args.variant, 10)
     aec = belote_env.env(args.variant)
     rates = {name: [] for name in [*contenders, "AEC env"]}
-    deals = []
+    deals, peer = [], []
+    try:
+        import colver
+
+        colver_env = colver.Env()
+    except ImportError:
+        colver_env = None
+        print("colver not installed: pip install colver adds its rollout as the peer of ours", flush=True)
     for r in range(args.repeats):
         for name, venv in contenders.items():
             rates[name].append(vector_rate(venv, args.seconds, r))
@@ -92,6 +103,11 @@ def main() -> None:
         t = time.perf_counter()
         rollout(args.variant, args.deals, seed=r)
         deals.append(args.deals / (time.perf_counter() - t))
+        if colver_env is not None:
+            colver_env.reset()
+            t = time.perf_counter()
+            colver_env.rollout(args.deals)
+            peer.append(args.deals / (time.perf_counter() - t))
     threads = numba.get_num_threads()
     print(f"variant {args.variant}, {args.repeats} rounds, numba threads {threads}", flush=True)
     for name, runs in rates.items():
@@ -105,6 +121,11 @@ def main() -> None:
         print(f"ratio {name} / AEC env: {statistics.median(rates[name]) / statistics.median(aec_runs):.1f}x "
               f"(per round {min(per_round):.1f}x to {max(per_round):.1f}x)")
     print(fmt(f"rollout {args.variant} random full deals/s (one core)", deals, "deals/s"))
+    if peer:
+        print(fmt("colver Env.rollout random playouts/s from a dealt position (one core)", peer, "deals/s"))
+        per_round = sorted(a / b for a, b in zip(deals, peer))
+        print(f"ratio rollout / colver rollout: median {per_round[len(per_round) // 2]:.2f}x "
+              f"(per round {per_round[0]:.2f}x to {per_round[-1]:.2f}x)")
 
 
 if __name__ == "__main__":

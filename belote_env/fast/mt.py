@@ -42,18 +42,38 @@ def seeded_state(seed: int) -> np.ndarray:
     return state_of(random.Random(seed))
 
 
+@njit(cache=True)
+def twist(mt) -> None:
+    """The generator's next 624 words (CPython's genrand_uint32 refill), in three loops without modulo; kept out
+    of line: it runs once per 624 draws, and inlined into every draw it slows the callers' loops."""
+    upper, lower, matrix = np.uint32(0x80000000), np.uint32(0x7FFFFFFF), np.uint32(0x9908B0DF)
+    one = np.uint32(1)
+    for kk in range(MT_N - MT_M):
+        y = (mt[kk] & upper) | (mt[kk + 1] & lower)
+        v = mt[kk + MT_M] ^ (y >> one)
+        if y & one:
+            v ^= matrix
+        mt[kk] = v
+    for kk in range(MT_N - MT_M, MT_N - 1):
+        y = (mt[kk] & upper) | (mt[kk + 1] & lower)
+        v = mt[kk + MT_M - MT_N] ^ (y >> one)
+        if y & one:
+            v ^= matrix
+        mt[kk] = v
+    y = (mt[MT_N - 1] & upper) | (mt[0] & lower)
+    v = mt[MT_M - 1] ^ (y >> one)
+    if y & one:
+        v ^= matrix
+    mt[MT_N - 1] = v
+    mt[MT_N] = 0
+
+
 @njit(cache=True, inline="always")
 def genrand(mt) -> np.uint32:
     """genrand_uint32 of CPython: one tempered 32-bit word; mt[624] is the index."""
+    if mt[MT_N] >= MT_N:
+        twist(mt)
     i = mt[MT_N]
-    if i >= MT_N:
-        for kk in range(MT_N):
-            y = (mt[kk] & np.uint32(0x80000000)) | (mt[(kk + 1) % MT_N] & np.uint32(0x7FFFFFFF))
-            v = mt[(kk + MT_M) % MT_N] ^ (y >> np.uint32(1))
-            if y & np.uint32(1):
-                v ^= np.uint32(0x9908B0DF)
-            mt[kk] = v
-        i = 0
     y = mt[i]
     mt[MT_N] = i + 1
     y ^= y >> np.uint32(11)
