@@ -155,12 +155,16 @@ class MatchResult:
         return merged
 
     def swapped(self) -> "MatchResult":
-        """The same match seen from B's side."""
-        return MatchResult.from_pairs(
+        """The same match seen from B's side (its deal records too: each pair's tables in B's order, table 0
+        being the one where B, now A, sits at seats 0 and 2)."""
+        out = MatchResult.from_pairs(
             self.agent_b, self.agent_a, self.variant, self.games, self.seed, -self.pair_diffs,
             2.0 - self.pair_wins, self.taken_b, self.made_b, self.taken_a, self.made_a,
             self.abandoned, self.pair_start,
         )
+        if self.records is not None:
+            out.records = [[tables[1], tables[0]] for tables in self.records]
+        return out
 
     def to_dict(self) -> dict:
         """Every summary figure as plain Python values (a made rate with no contract taken stays NaN)."""

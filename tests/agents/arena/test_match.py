@@ -153,3 +153,16 @@ def test_registry():
         make_agent("alphabelote")
     with pytest.raises(AgentSpecError, match="does not exist"):
         make_agent("missing_checkpoint.pt")
+
+
+def test_a_swapped_match_keeps_its_deal_records_in_its_own_table_order():
+    from agents.arena.match import play_pairs
+    from belote_env.rules.record import replay_record
+
+    m = play_pairs(make_agent("heuristic"), RandomAgent(), load_variant("coinche"), 0, 3, seed=4, record=True)
+    s = m.swapped()
+    assert len(s.records) == 3 and s.swapped().records == m.records
+    for mine, theirs in zip(m.records, s.records):
+        assert theirs == [mine[1], mine[0]]  # table 0 is where the swapped view's A (heuristic's opponent) sits at 0, 2
+        for deal in theirs[0]:
+            replay_record(deal)
