@@ -12,7 +12,8 @@ Contenders, interleaved in every round so that they share the machine's load:
 - the wrapped AEC env (``belote_env.env``), the loop of ``bench_env.py``:
   ``agent_iter()``, ``last()``, a random legal action from the mask, ``step()``;
 - ``belote_env.fast.rollout``: whole random deals (bidding, play, scoring) in
-  the kernels, one core; and, when colver is installed (``pip install colver``,
+  the kernels, one core, with each of its generators (``rng="cpython"``, the
+  default, and ``rng="counter"``); and, when colver is installed (``pip install colver``,
   a Rust engine, not a dependency of this project), its native
   ``Env.rollout(n)`` in the same rounds: n random playouts (bidding, play,
   scoring) from one dealt position, which deals no cards, with the ratio per
@@ -86,9 +87,10 @@ def main() -> None:
     for venv in contenders.values():  # compile or load the kernels before timing
         vector_rate(venv, 0.0, 0)
     rollout(args.variant, 10)
+    rollout(args.variant, 10, rng="counter")
     aec = belote_env.env(args.variant)
     rates = {name: [] for name in [*contenders, "AEC env"]}
-    deals, peer = [], []
+    deals, counter, peer = [], [], []
     try:
         import colver
 
@@ -103,6 +105,9 @@ def main() -> None:
         t = time.perf_counter()
         rollout(args.variant, args.deals, seed=r)
         deals.append(args.deals / (time.perf_counter() - t))
+        t = time.perf_counter()
+        rollout(args.variant, args.deals, seed=r, rng="counter")
+        counter.append(args.deals / (time.perf_counter() - t))
         if colver_env is not None:
             colver_env.reset()
             t = time.perf_counter()
@@ -120,12 +125,14 @@ def main() -> None:
         per_round = [a / b for a, b in zip(rates[name], aec_runs)]
         print(f"ratio {name} / AEC env: {statistics.median(rates[name]) / statistics.median(aec_runs):.1f}x "
               f"(per round {min(per_round):.1f}x to {max(per_round):.1f}x)")
-    print(fmt(f"rollout {args.variant} random full deals/s (one core)", deals, "deals/s"))
+    print(fmt(f"rollout {args.variant} random full deals/s (one core), rng='cpython'", deals, "deals/s"))
+    print(fmt(f"rollout {args.variant} random full deals/s (one core), rng='counter'", counter, "deals/s"))
     if peer:
         print(fmt("colver Env.rollout random playouts/s from a dealt position (one core)", peer, "deals/s"))
-        per_round = sorted(a / b for a, b in zip(deals, peer))
-        print(f"ratio rollout / colver rollout: median {per_round[len(per_round) // 2]:.2f}x "
-              f"(per round {per_round[0]:.2f}x to {per_round[-1]:.2f}x)")
+        for name, ours in (("cpython", deals), ("counter", counter)):
+            per_round = sorted(a / b for a, b in zip(ours, peer))
+            print(f"ratio rollout rng={name!r} / colver rollout: median {per_round[len(per_round) // 2]:.2f}x "
+                  f"(per round {per_round[0]:.2f}x to {per_round[-1]:.2f}x)")
 
 
 if __name__ == "__main__":

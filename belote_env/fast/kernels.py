@@ -32,6 +32,7 @@ from ..rules.actions import (
     TAKE,
 )
 from ..rules.cards import ALL_TRUMP, KING, NO_TRUMP, QUEEN
+from . import streams
 from .mt import randbelow, shuffle
 from .tables import (
     BID_VALUE,
@@ -201,6 +202,13 @@ def deal_new(V, S, t, mt, dealer, garde, deck):
     for c in range(32):
         deck[c] = c
     shuffle(mt, deck)
+    deal_deck(V, S, t, deck, dealer, garde)
+
+
+@njit(cache=True)
+def deal_deck(V, S, t, deck, dealer, garde):
+    """Deal the shuffled ``deck`` (32 card ids) as DealState.random does: ``n`` cards to each seat from the
+    dealer's next, the turn-up and the stock after them in turn-up deals; clear the deal columns."""
     row = S[t]
     row[DEAL_START:] = 0
     n = 8 if V[P_FULL] else 5
@@ -1184,3 +1192,25 @@ def rollout(V, mt, num_deals, scores, outcomes):
         scores[k, 1] = row[R_SCORE + 1]
         outcomes[k] = row[R_OUTCOME]
 
+
+
+@njit(cache=True)
+def rollout_counter(V, seed, num_deals, scores, outcomes):
+    """:func:`rollout` with deal k's numbers from its own counter-based stream (:mod:`.streams`, ``(seed, k)``):
+    ``play_random_deal(variant, DealStream(seed, k), dealer=k % 4)`` for k < num_deals."""
+    S = np.zeros((1, NUM_COLUMNS), np.int64)
+    row = S[0]
+    deck = np.empty(32, np.int64)
+    st = np.zeros(1, np.uint64)
+    for k in range(num_deals):
+        st[0] = streams.start(np.uint64(seed), np.uint64(k))
+        for c in range(32):
+            deck[c] = c
+        streams.shuffle(st, deck)
+        deal_deck(V, S, 0, deck, k & 3, 0)
+        while row[PHASE] != PH_DONE:
+            lo, hi = legal_words(V, row)
+            apply_action(V, row, nth_legal(lo, hi, streams.below(st, popcount(lo) + popcount(hi))))
+        scores[k, 0] = row[R_SCORE]
+        scores[k, 1] = row[R_SCORE + 1]
+        outcomes[k] = row[R_OUTCOME]
