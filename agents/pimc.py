@@ -38,7 +38,11 @@ Options, in the spec after a colon, comma separated: ``pimc:worlds=16,tricks=5,b
   best mean score difference is made. Other bidding systems keep the
   heuristic's calls. It measures far worse than the heuristic's calls
   (docs/search.md), hence not the default;
-- ``seed`` (0): added to the seed given by :meth:`reset`.
+- ``seed`` (0): added to the seed given by :meth:`reset`;
+- ``beliefs`` (none): a neural agent (``ppo_coinche``, a checkpoint path) as the model of the other seats:
+  each card decision draws ``draws`` (4 x ``worlds``) uniform worlds, weighs them by that policy's probability
+  of every action the other seats took in them, to the power ``beta`` (0.2) (:mod:`agents.beliefs`), and
+  searches ``worlds`` of them drawn in proportion to the weights (docs/search.md).
 
 Deterministic for a given seed: each decision draws its worlds from a
 generator seeded with the agent's seed, the seat and the public history, so a
@@ -61,7 +65,8 @@ from agents.heuristic import HeuristicAgent, estimate_points
 from belote_env.rules.info import InfoState
 from belote_env.rules.scoring import CAPOT_KINDS, score_deal
 
-OPTIONS = {"worlds": int, "tricks": int, "obj": str, "bid": str, "bid_worlds": int, "bid_margin": int, "seed": int}
+OPTIONS = {"worlds": int, "tricks": int, "obj": str, "bid": str, "bid_worlds": int, "bid_margin": int, "seed": int,
+           "beliefs": str, "draws": int, "beta": float}
 OBJECTIVES = ("score", "points")
 BIDDING = ("heuristic", "dd")
 BID_STRAINS = 2  # the auction's DD estimates cover the own hand's best strains by the heuristic's estimate
@@ -71,7 +76,8 @@ class PimcAgent(Agent):
     needs_observation = False
 
     def __init__(self, worlds: int = 16, tricks: int = 5, obj: str = "score", bid: str = "heuristic",
-                 bid_worlds: int = 6, bid_margin: int = 16, seed: int = 0, name: str | None = None):
+                 bid_worlds: int = 6, bid_margin: int = 16, seed: int = 0, name: str | None = None,
+                 beliefs: str = "", draws: int = 0, beta: float = 0.2):
         if worlds < 1:
             raise ValueError(f"pimc option worlds must be >= 1, got {worlds}")
         if not 1 <= tricks <= 8:
@@ -82,6 +88,14 @@ class PimcAgent(Agent):
             raise ValueError(f"pimc option bid must be one of {', '.join(BIDDING)}, got {bid!r}")
         if bid_worlds < 1:
             raise ValueError(f"pimc option bid_worlds must be >= 1, got {bid_worlds}")
+        if draws < 0 or (beliefs and draws and draws < worlds):
+            raise ValueError(f"pimc option draws must be at least worlds ({worlds}), got {draws}")
+        if not 0 < beta <= 1:
+            raise ValueError(f"pimc option beta must be in (0, 1], got {beta}")
+        self.beliefs = beliefs
+        self.draws = draws or 4 * worlds
+        self.beta = beta
+        self._belief_net = _belief_net(beliefs) if beliefs else None
         self.worlds = worlds
         self.tricks = tricks
         self.obj = obj
@@ -175,14 +189,28 @@ class PimcAgent(Agent):
         takes = np.zeros(32)
         contract = info.contract
         use_score = self.obj == "score" and contract.kind not in CAPOT_KINDS
-        for _ in range(self.worlds):
-            world = sample_deal(info, rng)
+        for world, count in self._worlds(info, rng, sample_deal):
             values = solver.values_of(Position(world))
             scorer = _WorldScorer(world, team) if use_score else None
             for card, take in values.items():
-                takes[card] += take
-                totals[card] += scorer(take) if scorer else take
+                takes[card] += count * take
+                totals[card] += count * (scorer(take) if scorer else take)
         return max(legal, key=lambda c: (totals[c], takes[c], -c))
+
+    def _worlds(self, info: InfoState, rng: random.Random, sample_deal) -> list[tuple[object, int]]:
+        """The worlds of a card decision, each with how many times it counts: ``worlds`` uniform draws, or with
+        ``beliefs`` that many drawn from ``draws`` uniform ones in proportion to their weights under the policy
+        (agents.beliefs, the likelihood to the power ``beta``; systematic resampling, each world solved once)."""
+        if self._belief_net is None:
+            return [(sample_deal(info, rng), 1) for _ in range(self.worlds)]
+        from agents.beliefs import weighted_worlds
+
+        candidates, logw = weighted_worlds(info, self._belief_net, self.draws, rng)
+        w = np.exp(self.beta * (logw - logw.max()))
+        edges = np.cumsum(w / w.sum())
+        picks = np.searchsorted(edges, (rng.random() + np.arange(self.worlds)) / self.worlds)
+        counts = np.bincount(np.minimum(picks, len(candidates) - 1), minlength=len(candidates))
+        return [(candidates[i], int(c)) for i, c in enumerate(counts) if c]
 
 
 BID_TRIES = 200  # sampled deals per world before one that does not fit the bids is kept
@@ -281,6 +309,20 @@ class _WorldScorer:
         res = score_deal(w.variant, self.contract, points, tricks, last, self.belote,
                          w.declaration_points, w.garde)
         return res.scores[team] - res.scores[1 - team]
+
+
+def _belief_net(spec: str):
+    """The network of a neural agent (a shipped name or a checkpoint path) as the model of the other seats."""
+    from agents.pretrained import available, load_pretrained
+
+    if spec in available():
+        return load_pretrained(spec).net
+    from agents.neural.agent import load_agent
+
+    if not spec.endswith(".pt"):
+        raise ValueError(f"pimc option beliefs names a shipped agent ({', '.join(available())}) or a .pt "
+                         f"checkpoint, got {spec!r}")
+    return load_agent(spec).net
 
 
 def parse_options(text: str) -> dict:

@@ -104,3 +104,16 @@ def test_dd_bidding_leaves_other_bidding_systems_to_the_heuristic():
     assert a.pop("agent_a") == "pimc:bid=dd,tricks=1"
     b.pop("agent_a")
     assert a == b
+
+
+def test_beliefs_option_weighs_its_worlds_and_stays_deterministic():
+    a = make_agent("pimc:beliefs=ppo_coinche,worlds=3,draws=9,beta=0.5,tricks=3")
+    assert (a.draws, a.beta, a.beliefs) == (9, 0.5, "ppo_coinche") and a._belief_net is not None
+    v = load_variant("coinche")
+    runs = [duplicate_match(make_agent("pimc:beliefs=ppo_coinche,worlds=3,tricks=3"), make_agent("heuristic"), v, 2,
+                            seed=1) for _ in range(2)]
+    assert runs[0].to_dict() == runs[1].to_dict()
+    for bad, word in (("beliefs=nobody", "beliefs"), ("beliefs=ppo_coinche,worlds=8,draws=4", "draws"),
+                      ("beta=0", "beta"), ("beta=1.5", "beta")):
+        with pytest.raises(AgentSpecError, match=word):
+            make_agent(f"pimc:{bad}")
