@@ -28,19 +28,12 @@ from belote_env.rules.sampling import sample_deal
 from belote_env.rules.state import DealState
 
 
-def replay_start(deal: DealState) -> DealState:
-    """The deal as dealt (no action applied), from its cards."""
-    return DealState.from_hands(deal.variant, deal.dealer, deal.initial,
-                                turnup=deal.turnup if deal.turnup >= 0 else None,
-                                stock=deal.stock if deal.turnup >= 0 else None, garde=deal.garde)
-
-
 def others_decisions(world: DealState, seat: int) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """Every past decision of the seats other than ``seat`` in ``world``: their observations (float32[k, 853])
     and masks (bool[k, 112]) as they were at that point of ``world``, and the actions taken."""
     game = GameState.__new__(GameState)  # a shell for encode: the deal, no game scores (deal episodes)
     game.variant, game.scores, game.garde, game.over = world.variant, [0, 0], world.garde, False
-    st = replay_start(world)
+    st = world.as_dealt()
     game.deal = st
     obs, masks, actions = [], [], []
     for a in world.history:
@@ -139,5 +132,4 @@ def card_log_likelihood(probs: np.ndarray, truth: DealState, info: InfoState) ->
     return total / n if n else 0.0
 
 
-__all__ = ["card_log_likelihood", "holder_probabilities", "others_decisions", "policy_log_probs", "replay_start",
-           "weighted_worlds"]
+__all__ = ["card_log_likelihood", "holder_probabilities", "others_decisions", "policy_log_probs", "weighted_worlds"]

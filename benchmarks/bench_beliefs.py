@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from agents import make_agent  # noqa: E402
-from agents.beliefs import card_log_likelihood, holder_probabilities, replay_start, weighted_worlds  # noqa: E402
+from agents.beliefs import card_log_likelihood, holder_probabilities, weighted_worlds  # noqa: E402
 from belote_env.observation import action_mask, encode  # noqa: E402
 from belote_env.rules.game import GameState  # noqa: E402
 from belote_env.rules.info import info_state  # noqa: E402
@@ -73,7 +73,7 @@ def main() -> None:
             continue
         played += 1
         observer = k & 3
-        st = replay_start(truth)
+        st = truth.as_dealt()
         for a in truth.history:
             trick = len(st.tricks) + 1
             if st.phase == "play" and st.seat == observer and trick in rows:  # once a trick

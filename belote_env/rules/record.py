@@ -43,9 +43,7 @@ def deal_record(deal: DealState, extras: list | None = None, meta: dict | None =
         raise NotationError(f"deal_record takes a DealState, got {type(deal).__name__}")
     if extras is not None and len(extras) != len(deal.history):
         raise NotationError(f"extras: {len(extras)} entries for {len(deal.history)} actions")
-    replay = DealState.from_hands(deal.variant, deal.dealer, deal.initial,
-                                  turnup=deal.turnup if deal.turnup >= 0 else None,
-                                  stock=deal.stock if deal.turnup >= 0 else None, garde=deal.garde)
+    replay = deal.as_dealt()
     actions = []
     for i, a in enumerate(deal.history):
         step = {"seat": replay.seat, "action": ACTION_NAMES[a]}

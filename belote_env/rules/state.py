@@ -203,6 +203,12 @@ class DealState:
         self._legal_mask = 0
         self._legal_fn, self._apply_fn = bidding.SYSTEMS[self.variant.bidding]
 
+    def as_dealt(self) -> "DealState":
+        """The same deal before any action: its cards, dealer and garde (replays start here)."""
+        return DealState.from_hands(self.variant, self.dealer, self.initial,
+                                    turnup=self.turnup if self.turnup >= 0 else None,
+                                    stock=self.stock if self.turnup >= 0 else None, garde=self.garde)
+
     def clone(self) -> "DealState":
         st = DealState.__new__(DealState)
         for name in ("variant", "dealer", "garde", "initial", "turnup", "stock", "phase", "seat",

@@ -5,7 +5,7 @@ import random
 import numpy as np
 
 from agents import make_agent
-from agents.beliefs import card_log_likelihood, holder_probabilities, others_decisions, replay_start, weighted_worlds
+from agents.beliefs import card_log_likelihood, holder_probabilities, others_decisions, weighted_worlds
 from belote_env.observation import action_mask, encode
 from belote_env.rules.game import GameState
 from belote_env.rules.info import info_state
@@ -27,7 +27,7 @@ def test_the_others_decisions_are_seen_as_they_were_made():
     deal = game.deal
     obs, masks, actions = others_decisions(deal, 0)
     actors = []
-    st = replay_start(deal)
+    st = deal.as_dealt()
     shell = GameState(deal.variant, seed=0)
     shell.deal = st
     expected = []
@@ -42,7 +42,7 @@ def test_the_others_decisions_are_seen_as_they_were_made():
 
 
 def _seats(deal):
-    st = replay_start(deal)
+    st = deal.as_dealt()
     out = []
     for a in deal.history:
         out.append(st.seat)

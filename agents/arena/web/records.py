@@ -21,7 +21,6 @@ from belote_env.rules.cards import CARD_NAMES, cards_of
 from belote_env.rules.errors import BeloteError
 from belote_env.rules.record import RECORD_FORMAT, replay_record
 from belote_env.rules.state import DealState
-from belote_env.rules.variant import Variant
 
 MAX_FILE_BYTES = 64 << 20  # a record file larger than this is listed but refused
 MAX_FILES = 2000  # files listed per library
@@ -139,10 +138,7 @@ class RecordLibrary:
 def replay_frames(record: dict, final: DealState) -> list[dict]:
     """One frame per step of a record that replays (``final`` its replay): the deal before any action, then after
     each action, every hand shown, the action and its attached extras in ``event``."""
-    variant: Variant = final.variant
-    deal = DealState.from_hands(variant, final.dealer, final.initial,
-                                turnup=final.turnup if final.turnup >= 0 else None,
-                                stock=final.stock if final.turnup >= 0 else None, garde=final.garde)
+    deal = final.as_dealt()
     dealt = [[CARD_NAMES[c] for c in cards_of(m)] for m in final.initial]
     frames = [dict(table_view(deal), event=None, dealt=dealt)]
     for step in record["actions"]:

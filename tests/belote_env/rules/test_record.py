@@ -101,3 +101,19 @@ def test_a_file_with_a_bad_line_names_it(tmp_path):
     assert next(lines) == {"format": "x"}
     with pytest.raises(NotationError, match="line 3 is not JSON"):
         next(lines)
+
+
+def test_as_dealt_is_the_deal_before_any_action_in_every_variant():
+    import random
+
+    from belote_env.rules.state import play_random_deal
+    from belote_env.variants import load_variant, variant_names
+
+    for name in variant_names():
+        deal = play_random_deal(load_variant(name), random.Random(name), dealer=2)
+        start = deal.as_dealt()
+        assert start.history == [] and start.initial == deal.initial and start.dealer == 2
+        assert (start.turnup, start.stock, start.garde) == (deal.turnup, deal.stock, deal.garde)
+        for a in deal.history:
+            start.apply(a)
+        assert start == deal and start.result.scores == deal.result.scores
