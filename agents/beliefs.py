@@ -48,29 +48,21 @@ def others_decisions(world: DealState, seat: int) -> tuple[np.ndarray, np.ndarra
     return np.stack(obs), np.stack(masks), actions
 
 
-def policy_log_probs(net, obs: np.ndarray, masks: np.ndarray, actions: list[int], temperature: float = 1.0,
-                     floor: float = 1e-4) -> np.ndarray:
+def policy_log_probs(net, obs: np.ndarray, masks: np.ndarray, actions: list[int], floor: float = 1e-4) -> np.ndarray:
     """log pi(action | observation) under ``net`` (``forward(obs, mask) -> (logits, value)``), the probability
     mixed with ``floor`` times uniform over the legal actions (a policy that is sure of a move it would not
     have made must not rule a world out: the others are not this policy)."""
-    import torch
-
-    from agents.neural.protocol import mask_logits
+    from agents.neural.protocol import policy_probs
 
     if not len(actions):
         return np.zeros(0)
-    with torch.no_grad():
-        o = torch.as_tensor(obs)
-        m = torch.as_tensor(masks)
-        logits, _ = net(o, m)
-        p = torch.softmax(mask_logits(logits / temperature, m), dim=1).numpy()
+    p, _ = policy_probs(net, obs, masks)
     legal = masks.sum(axis=1)
     chosen = p[np.arange(len(actions)), np.asarray(actions)]
     return np.log((1 - floor) * chosen + floor / legal)
 
 
-def weighted_worlds(info: InfoState, net, draws: int, rng: random.Random, temperature: float = 1.0
-                    ) -> tuple[list[DealState], np.ndarray]:
+def weighted_worlds(info: InfoState, net, draws: int, rng: random.Random) -> tuple[list[DealState], np.ndarray]:
     """``draws`` deals consistent with ``info`` (uniform, :func:`sample_deal`) and their log weights under the
     policy ``net`` (None: all zero, the uniform beliefs)."""
     worlds = [sample_deal(info, rng) for _ in range(draws)]
@@ -83,7 +75,7 @@ def weighted_worlds(info: InfoState, net, draws: int, rng: random.Random, temper
         obs = np.concatenate([p[0] for p in parts])
         masks = np.concatenate([p[1] for p in parts])
         actions = [a for p in parts for a in p[2]]
-        lp = policy_log_probs(net, obs, masks, actions, temperature)
+        lp = policy_log_probs(net, obs, masks, actions)
         logw = np.bincount(np.repeat(np.arange(draws), counts), weights=lp, minlength=draws)
     return worlds, logw
 

@@ -130,7 +130,8 @@ def table_view(deal: DealState, viewer: int | None = None, game: GameState | Non
     """The table of ``deal`` as a JSON-ready dict: what a seat sees (``viewer``: its hand, the others' card
     counts) or everything (``viewer=None``: every hand). Cards and actions go by name (``"JH"``, ``"100 H"``);
     ``legal`` lists the legal actions (``id``, ``name``, ``text`` with unicode suits) when ``viewer`` is to act, or
-    whoever is to act with ``viewer=None``. ``game`` adds the game's scores, garde, target and deal number."""
+    whoever is to act with ``viewer=None``; ``dealt`` the hands as dealt when every card may be seen (``viewer=None``
+    or the deal is over), else None. ``game`` adds the game's scores, garde, target and deal number."""
     st = deal
     to_act = st.seat if st.phase != DONE else -1
     hands = [[CARD_NAMES[c] for c in cards_of(st.hands[s])] if viewer is None or viewer == s else None
@@ -154,12 +155,15 @@ def table_view(deal: DealState, viewer: int | None = None, game: GameState | Non
         "declarations": [{"seat": d.seat, "kind": d.kind, "points": d.points,
                           "cards": [CARD_NAMES[c] for c in cards_of(d.cards)]} for d in st.public_declarations()],
         "result": None, "legal": [],
+        # the hands as dealt, once every card may be seen: the deal is over, or the view shows every hand
+        "dealt": ([[CARD_NAMES[c] for c in cards_of(m)] for m in st.initial]
+                  if viewer is None or st.phase == DONE else None),
     }
     if st.result is not None:
         r = st.result
         view["result"] = {"outcome": str(r.outcome), "scores": list(r.scores), "card_points": list(r.card_points),
                           "contract": contract_fields(r.contract)}
-    if to_act >= 0 and (viewer is None or viewer == to_act) and not (game is not None and game.over):
+    if to_act >= 0 and (viewer is None or viewer == to_act):
         view["legal"] = [{"id": a, "name": ACTION_NAMES[a], "text": move_text(a)}
                          for a in st.legal_actions()]
     if game is not None:

@@ -401,7 +401,7 @@ def play_jobs(jobs: list[Job], seed: int, pairs: int, workers: int = 1, deadline
     played = 0
 
     def task(job: Job):
-        return (job.match.agent_a, job.match.agent_b, job.variant, job.start, job.stop, seed, False)
+        return (job.match.agent_a, job.match.agent_b, job.variant, job.start, job.stop, seed, False, False)
 
     def record(job: Job, result: MatchResult, seconds: float) -> None:
         m = job.match

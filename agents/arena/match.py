@@ -327,12 +327,12 @@ def _worker_agent(spec: str) -> Agent:
 
 
 def run_chunk(task) -> MatchResult:
-    """Worker: pairs start..stop of the match spec_a vs spec_b (agents built once per process)."""
-    spec_a, spec_b, variant, start, stop, seed, games, *rest = task  # rest: (record,) where deals are kept
+    """Worker: pairs start..stop of the match spec_a vs spec_b (agents built once per process); ``task`` is
+    (spec_a, spec_b, variant, start, stop, seed, games, record)."""
+    spec_a, spec_b, variant, start, stop, seed, games, record = task
     a = _worker_agent(spec_a)
     b = _worker_agent(spec_b) if spec_b != spec_a else a
-    return play_pairs(a, b, variant, start, stop, seed, games, label_a=spec_a, label_b=spec_b,
-                      record=bool(rest and rest[0]))
+    return play_pairs(a, b, variant, start, stop, seed, games, label_a=spec_a, label_b=spec_b, record=record)
 
 
 def round_robin(

@@ -144,17 +144,15 @@ def _recorder(args):
     path = getattr(args, "record", None)
     if path is None:
         return lambda deal: None
-    import json
-
     from agents.arena.errors import ReportError
-    from belote_env.rules.record import deal_record
+    from belote_env.rules.record import deal_record, record_line
 
     meta = {"human_seat": args.seat, "partner": args.partner, "opponents": args.opponents, "seed": args.seed}
 
     def keep(deal) -> None:
         try:
             with open(path, "a") as f:
-                f.write(json.dumps(deal_record(deal, meta=meta), separators=(",", ":"), allow_nan=False) + "\n")
+                f.write(record_line(deal_record(deal, meta=meta)))
         except OSError as e:
             raise ReportError(f"cannot write the deal record to {str(path)!r}: {e.strerror or e}") from None
 

@@ -118,6 +118,7 @@ def write_deal_records(out_dir: Path, variant_name: str, matches: list[MatchResu
     record's ``meta`` names the match, the pair, the table (0: A at seats 0 and 2; 1: A at seats 1 and 3), the
     episode's deal number and the pair's difference (A minus B, points per deal). Returns deals written per file."""
     from agents.files import replacing
+    from belote_env.rules.record import record_line
 
     folder = Path(out_dir) / variant_name
     written = {}
@@ -140,7 +141,7 @@ def write_deal_records(out_dir: Path, variant_name: str, matches: list[MatchResu
                                                   "pair": m.pair_start + i, "table": table, "deal": k,
                                                   "a_seats": [0, 2] if table == 0 else [1, 3],
                                                   "pair_diff": float(m.pair_diffs[i])})
-                            f.write(json.dumps(rec, separators=(",", ":"), allow_nan=False) + "\n")
+                            f.write(record_line(rec))
                             n += 1
             written[path] = n
     except OSError as e:

@@ -21,7 +21,7 @@ import torch
 from agents.base import Agent
 from agents.counter_rng import to_uniform
 from agents.neural.checkpoint import load_checkpoint
-from agents.neural.protocol import build_net, forward_rows, mask_logits
+from agents.neural.protocol import build_net, forward_rows, mask_logits, policy_probs
 from agents.neural.sampling import sample_actions
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import ACTION_NAMES, NUM_ACTIONS
@@ -87,23 +87,18 @@ class NeuralAgent(Agent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info=None) -> int:
         return self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None], [info])[0]
 
-    @torch.no_grad()
     def decision_extras(self, observations, action_masks, infos, actions) -> list[dict]:
         """For deal records: per decision, ``{"probs": {legal action name: probability}, "value": estimate}`` (4
         decimals; legal actions whose probability rounds to 0 are left out; the value in the network's reward
         scale, ``score_diff``'s by default)."""
         obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=self.device)
         mask = torch.as_tensor(np.asarray(action_masks), device=self.device).bool()
-        was_training = self.net.training
-        self.net.eval()
-        logits, value = self.net(obs, mask)
-        self.net.train(was_training)
-        probs = torch.softmax(mask_logits(logits, mask), dim=1).cpu().numpy()
-        value = value.reshape(-1).cpu().numpy()
-        legal = mask.cpu().numpy()
-        return [{"probs": {ACTION_NAMES[a]: round(float(probs[i, a]), 4) for a in np.flatnonzero(legal[i])
-                           if round(float(probs[i, a]), 4) > 0},
-                 "value": round(float(value[i]), 4)} for i in range(len(obs))]
+        probs, value = policy_probs(self.net, obs, mask)
+        out = []
+        for p, v in zip(probs, value):
+            shown = {ACTION_NAMES[a]: round(float(p[a]), 4) for a in np.flatnonzero(p)}
+            out.append({"probs": {name: x for name, x in shown.items() if x > 0}, "value": round(float(v), 4)})
+        return out
 
 
 def load_agent(path: str | Path, device: str | torch.device = "cpu", sample: bool = False, seed: int | None = None) -> NeuralAgent:

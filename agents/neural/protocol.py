@@ -27,6 +27,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -125,6 +126,23 @@ def build_net(ckpt: dict, path: str | Path = "checkpoint") -> nn.Module:
 def mask_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """``logits`` with the illegal actions at :data:`MASKED_LOGIT` (unchanged where a network masked them)."""
     return torch.where(mask, logits, MASKED_LOGIT)
+
+
+@torch.no_grad()
+def policy_probs(net: nn.Module, obs, mask) -> tuple[np.ndarray, np.ndarray]:
+    """The policy of ``net`` on a dense batch, in eval mode: float32[B, 112] probabilities (0 where ``mask`` is
+    False) and float32[B] values, as numpy arrays (``obs`` float32[B, 853] and ``mask`` bool[B, 112], numpy
+    arrays or tensors on the network's device)."""
+    obs = torch.as_tensor(obs, dtype=torch.float32)
+    mask = torch.as_tensor(mask).bool()
+    was_training = net.training
+    net.eval()
+    try:
+        logits, value = net(obs, mask)
+    finally:
+        net.train(was_training)
+    return (torch.softmax(mask_logits(logits, mask), dim=1).cpu().numpy(),
+            value.reshape(-1).cpu().numpy())
 
 
 def forward_rows(net: nn.Module, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -117,12 +117,17 @@ def replay_record(record: dict) -> DealState:
     return deal
 
 
+def record_line(record: dict) -> str:
+    """One record as a line of a JSON-lines file (compact, no NaN, the newline included)."""
+    return json.dumps(record, separators=(",", ":"), allow_nan=False) + "\n"
+
+
 def write_records(path: str | Path, records: Iterable[dict]) -> int:
     """Write ``records`` to ``path`` as JSON lines (one deal per line); returns how many."""
     n = 0
     with open(path, "w") as f:
         for r in records:
-            f.write(json.dumps(r, separators=(",", ":"), allow_nan=False) + "\n")
+            f.write(record_line(r))
             n += 1
     return n
 
@@ -138,4 +143,5 @@ def read_records(path: str | Path) -> Iterator[dict]:
                     raise NotationError(f"{path}: line {k} is not JSON ({e})") from None
 
 
-__all__ = ["RECORD_FORMAT", "deal_record", "read_records", "replay_record", "result_fields", "write_records"]
+__all__ = ["RECORD_FORMAT", "deal_record", "read_records", "record_line", "replay_record", "result_fields",
+           "write_records"]

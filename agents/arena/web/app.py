@@ -43,6 +43,7 @@ from starlette.staticfiles import StaticFiles
 from agents.arena.web.records import RecordError, RecordLibrary
 from agents.arena.web.tables import MAX_STEPS, Table, TableError, TableStore, build_agents
 from agents.registry import agent_names
+from belote_env.rules.record import record_line
 from belote_env.variants import variant_names
 
 COOKIE = "belote_session"
@@ -152,7 +153,7 @@ def create_app(records: list[str | Path] | None = None, agents: list[str] | None
 
     async def table_records(request: Request) -> Response:
         key, table = table_of(request)
-        text = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in table.records)
+        text = "".join(record_line(r) for r in table.records)
         return Response(text, media_type="application/x-ndjson",
                         headers={"content-disposition": f'attachment; filename="table-{key}.jsonl"'})
 
@@ -168,7 +169,7 @@ def create_app(records: list[str | Path] | None = None, agents: list[str] | None
         return library
 
     async def record_files(request: Request) -> dict:
-        return {"files": need_library().listing()} if library is not None else {"files": []}
+        return {"files": library.listing() if library is not None else []}
 
     async def record_deals(request: Request) -> dict:
         lib = need_library()

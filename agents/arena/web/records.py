@@ -16,8 +16,7 @@ import os
 from pathlib import Path
 
 from belote_env.render import move_text, table_view
-from belote_env.rules.actions import parse_action
-from belote_env.rules.cards import CARD_NAMES, cards_of
+from belote_env.rules.actions import ACTION_NAMES
 from belote_env.rules.errors import BeloteError
 from belote_env.rules.record import RECORD_FORMAT, replay_record
 from belote_env.rules.state import DealState
@@ -139,15 +138,13 @@ def replay_frames(record: dict, final: DealState) -> list[dict]:
     """One frame per step of a record that replays (``final`` its replay): the deal before any action, then after
     each action, every hand shown, the action and its attached extras in ``event``."""
     deal = final.as_dealt()
-    dealt = [[CARD_NAMES[c] for c in cards_of(m)] for m in final.initial]
-    frames = [dict(table_view(deal), event=None, dealt=dealt)]
-    for step in record["actions"]:
+    frames = [dict(table_view(deal), event=None)]
+    for a, step in zip(final.history, record["actions"]):
         seat = deal.seat
-        a = parse_action(step["action"])
         deal.apply(a)
         extras = step.get("extras") if isinstance(step.get("extras"), dict) else None
-        frames.append(dict(table_view(deal), dealt=dealt,
-                           event={"seat": seat, "action": step["action"], "text": move_text(a), "extras": extras}))
+        frames.append(dict(table_view(deal), event={"seat": seat, "action": ACTION_NAMES[a], "text": move_text(a),
+                                                    "extras": extras}))
     return frames
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from dataclasses import dataclass, field
 
 from agents.base import Agent
 from agents.errors import AgentSpecError
@@ -24,7 +23,6 @@ from agents.registry import make_agent
 from belote_env.aec import AGENTS, raw_env
 from belote_env.render import move_text, table_view
 from belote_env.rules.actions import ACTION_NAMES, NUM_ACTIONS, action_id
-from belote_env.rules.cards import CARD_NAMES, cards_of
 from belote_env.rules.record import deal_record
 from belote_env.rules.variant import short_repr
 
@@ -56,17 +54,11 @@ class Table:
 
     # --- what the page reads ------------------------------------------------
 
-    @property
-    def viewer(self) -> int | None:
-        return self.human
-
     def frame(self, event: dict | None = None) -> dict:
         """The table now, as the viewer sees it; ``event``: the action that led here."""
-        view = table_view(self.deal, self.viewer, self.env.game)
-        if self.deal.phase == "done":
-            view["dealt"] = [[CARD_NAMES[c] for c in cards_of(m)] for m in self.deal.initial]
-            if self.env.truncations[AGENTS[0]]:
-                view["truncated"] = True
+        view = table_view(self.deal, self.human, self.env.game)
+        if self.deal.phase == "done" and self.env.truncations[AGENTS[0]]:
+            view["truncated"] = True
         view["paused"] = self.paused
         view["over"] = self.paused and self._episode_over()
         view["event"] = event
@@ -161,13 +153,8 @@ class Table:
             what = "not an action id (an int)" if a is None else "which is not legal there"
             raise TableError(f"agent {self.specs[seat]!r} at seat {seat} returned {short_repr(given)}, {what}; "
                              "nothing was applied")
-        extra = None
-        try:
-            got = agent.decision_extras(obs["observation"][None], obs["action_mask"][None], [info], [a])
-            extra = got[0] if got else None
-        except NotImplementedError:
-            pass
-        return self._apply(a, extra)
+        got = agent.decision_extras(obs["observation"][None], obs["action_mask"][None], [info], [a])
+        return self._apply(a, got[0] if got else None)
 
     def _apply(self, a: int, extra: dict | None) -> dict:
         seat = self.deal.seat
@@ -204,33 +191,28 @@ def parse_move(action) -> int:
         raise TableError(str(e)) from None
 
 
-@dataclass
-class _Session:
-    tables: dict[str, Table] = field(default_factory=dict)
-
-
 class TableStore:
     """The tables of every session, bounded in number and expiring when idle."""
 
     def __init__(self, max_tables: int = 64, per_session: int = 4, idle_s: float = 1800.0, clock=time.monotonic):
         self.max_tables, self.per_session, self.idle_s, self.clock = max_tables, per_session, idle_s, clock
-        self.sessions: dict[str, _Session] = {}
+        self.sessions: dict[str, dict[str, Table]] = {}  # session -> table id -> table
         self.lock = threading.Lock()
 
     def __len__(self) -> int:
-        return sum(len(s.tables) for s in self.sessions.values())
+        return sum(len(tables) for tables in self.sessions.values())
 
     def add(self, session: str, table: Table) -> str:
         """Keep ``table`` for ``session``; returns its id. The session's least recently used table goes when it
         has ``per_session``, the store's when it has ``max_tables``."""
         with self.lock:
             self.expire()
-            mine = self.sessions.setdefault(session, _Session()).tables
+            mine = self.sessions.setdefault(session, {})
             if len(mine) >= self.per_session:
                 self._drop(session, min(mine, key=lambda k: mine[k].touched))
             while len(self) >= self.max_tables:
-                owner, key = min(((s, k) for s, sess in self.sessions.items() for k in sess.tables),
-                                 key=lambda sk: self.sessions[sk[0]].tables[sk[1]].touched)
+                owner, key = min(((s, k) for s, tables in self.sessions.items() for k in tables),
+                                 key=lambda sk: self.sessions[sk[0]][sk[1]].touched)
                 self._drop(owner, key)
             key = secrets.token_hex(8)
             table.touched = self.clock()
@@ -241,31 +223,29 @@ class TableStore:
         """The table ``key`` of ``session`` (None if it is not this session's, or expired)."""
         with self.lock:
             self.expire()
-            sess = self.sessions.get(session)
-            table = sess.tables.get(key) if sess is not None else None
+            table = self.sessions.get(session, {}).get(key)
             if table is not None:
                 table.touched = self.clock()
             return table
 
     def remove(self, session: str, key: str) -> bool:
         with self.lock:
-            sess = self.sessions.get(session)
-            if sess is None or key not in sess.tables:
+            if key not in self.sessions.get(session, {}):
                 return False
             self._drop(session, key)
             return True
 
     def expire(self) -> None:
         now = self.clock()
-        for session, sess in list(self.sessions.items()):
-            for key, table in list(sess.tables.items()):
+        for session, tables in list(self.sessions.items()):
+            for key, table in list(tables.items()):
                 if now - table.touched > self.idle_s:
                     self._drop(session, key)
 
     def _drop(self, session: str, key: str) -> None:
-        sess = self.sessions[session]
-        del sess.tables[key]
-        if not sess.tables:
+        tables = self.sessions[session]
+        del tables[key]
+        if not tables:
             del self.sessions[session]
 
 
