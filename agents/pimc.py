@@ -20,8 +20,8 @@ Options, in the spec after a colon, comma separated: ``pimc:worlds=16,tricks=5,b
 - ``worlds`` (16): deals sampled per decision;
 - ``tricks`` (5): the solver plays the card from the trick where at most this
   many tricks remain (tricks 4 to 8 by default); earlier card decisions and,
-  unless ``bid=dd``, all bidding, coinche and surcoinche decisions are the heuristic's
-  (:class:`agents.heuristic.HeuristicAgent`). The solver's cost grows about
+  unless ``bid=dd``, all bidding, coinche and surcoinche decisions are the base agent's (``base``, below: the
+  heuristic, :class:`agents.heuristic.HeuristicAgent`, by default). The solver's cost grows about
   tenfold per extra trick (docs/search.md), so this bounds a decision's time;
 - ``obj`` (score): ``score`` or ``points``, above;
 - ``bid`` (heuristic): ``heuristic``, or ``dd`` for auction calls (coinche,
@@ -38,11 +38,21 @@ Options, in the spec after a colon, comma separated: ``pimc:worlds=16,tricks=5,b
   best mean score difference is made. Other bidding systems keep the
   heuristic's calls. It measures far worse than the heuristic's calls
   (docs/search.md), hence not the default;
+- ``base`` (heuristic): the agent of every decision the solver does not make (the calls, unless ``bid=dd``,
+  and the card decisions before the searched tricks): ``heuristic``, a neural agent (a shipped name such as
+  ``ppo_coinche``, a checkpoint path; its decisions are batched in one forward pass), or ``family``: the
+  shipped agent trained on the variant played. With a neural base, the policy's probability breaks ties
+  between cards of equal mean value (a double-dummy solver values many cards alike: small cards of a suit,
+  discards that lose nothing in any sampled world);
 - ``seed`` (0): added to the seed given by :meth:`reset`;
 - ``beliefs`` (none): a neural agent (``ppo_coinche``, a checkpoint path) as the model of the other seats:
   each card decision draws ``draws`` (4 x ``worlds``) uniform worlds, weighs them by that policy's probability
   of every action the other seats took in them, to the power ``beta`` (0.2) (:mod:`agents.beliefs`), and
   searches ``worlds`` of them drawn in proportion to the weights (docs/search.md).
+
+``search`` is this agent with a trained policy as its base: ``search`` = ``pimc:base=family``, and
+``search:policy=ppo_coinche,worlds=32`` = ``pimc:base=ppo_coinche,worlds=32`` (docs/search.md measures it
+against both its parts).
 
 Deterministic for a given seed: each decision draws its worlds from a
 generator seeded with the agent's seed, the seat and the public history, so a
@@ -66,9 +76,10 @@ from belote_env.rules.info import InfoState
 from belote_env.rules.scoring import CAPOT_KINDS, score_deal
 
 OPTIONS = {"worlds": int, "tricks": int, "obj": str, "bid": str, "bid_worlds": int, "bid_margin": int, "seed": int,
-           "beliefs": str, "draws": int, "beta": float}
+           "beliefs": str, "draws": int, "beta": float, "base": str}
 OBJECTIVES = ("score", "points")
 BIDDING = ("heuristic", "dd")
+FAMILY = "family"  # base=family: the shipped agent trained on the variant played
 BID_STRAINS = 2  # the auction's DD estimates cover the own hand's best strains by the heuristic's estimate
 
 
@@ -77,7 +88,7 @@ class PimcAgent(Agent):
 
     def __init__(self, worlds: int = 16, tricks: int = 5, obj: str = "score", bid: str = "heuristic",
                  bid_worlds: int = 6, bid_margin: int = 16, seed: int = 0, name: str | None = None,
-                 beliefs: str = "", draws: int = 0, beta: float = 0.2):
+                 beliefs: str = "", draws: int = 0, beta: float = 0.2, base: str = "heuristic"):
         if worlds < 1:
             raise ValueError(f"pimc option worlds must be >= 1, got {worlds}")
         if not 1 <= tricks <= 8:
@@ -95,7 +106,12 @@ class PimcAgent(Agent):
         self.beliefs = beliefs
         self.draws = draws or 4 * worlds
         self.beta = beta
-        self._belief_net = _belief_net(beliefs) if beliefs else None
+        self._belief_net = _neural_agent(beliefs, "beliefs").net if beliefs else None
+        self.base = base
+        self._heuristic = HeuristicAgent()
+        self._bases = {}  # variant name -> base agent, for base=family
+        self._base = self._heuristic if base == "heuristic" else None if base == FAMILY else _neural_agent(base, "base")
+        self.needs_observation = base != "heuristic"
         self.worlds = worlds
         self.tricks = tricks
         self.obj = obj
@@ -105,22 +121,59 @@ class PimcAgent(Agent):
         self.base_seed = seed
         self.seed = seed
         self.name = name or "pimc"
-        self._heuristic = HeuristicAgent()
         self._solver = None
 
     def reset(self, seed: int | None = None) -> None:
         self.seed = self.base_seed + (seed or 0)
         self._heuristic.reset(seed)
+        for agent in [self._base, *self._bases.values()]:
+            if agent is not None and agent is not self._heuristic:
+                agent.reset(seed)
 
     def act(self, observation, action_mask, info: InfoState) -> int:
-        legal = info.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
-        if info.phase == "bidding" and self.bid == "dd" and info.variant.bidding == "auction":
-            return self._auction(info, legal)
-        if info.phase != "play" or 8 - len(info.tricks) > self.tricks:
-            return self._heuristic.act(observation, action_mask, info)
-        return self._play(info, legal)
+        return self.act_batch([observation], [action_mask], [info])[0]
+
+    def act_batch(self, observations, action_masks, infos: list, seeds=None) -> list[int]:
+        """The solver's decisions one by one, the base agent's in one batch (one forward pass for a network)."""
+        out: list = [None] * len(infos)
+        if not infos:
+            return out
+        base = self._base_for(infos[0].variant)
+        prior_net = getattr(base, "net", None)
+        rest = []
+        for i, info in enumerate(infos):
+            legal = info.legal_actions()
+            if len(legal) == 1:
+                out[i] = legal[0]
+            elif info.phase == "bidding" and self.bid == "dd" and info.variant.bidding == "auction":
+                out[i] = self._auction(info, legal)
+            elif info.phase != "play" or 8 - len(info.tricks) > self.tricks:
+                rest.append(i)
+            else:
+                prior = None if prior_net is None else _policy(prior_net, observations[i], action_masks[i])
+                out[i] = self._play(info, legal, prior)
+        if rest:
+            obs = np.asarray([observations[i] for i in rest]) if self.needs_observation else [None] * len(rest)
+            masks = np.asarray([action_masks[i] for i in rest])
+            for i, a in zip(rest, base.act_batch(obs, masks, [infos[i] for i in rest])):
+                out[i] = int(a)
+        return out
+
+    def _base_for(self, variant):
+        """The base agent: the one named, or with ``base=family`` the shipped agent trained on ``variant``."""
+        if self._base is not None:
+            return self._base
+        agent = self._bases.get(variant.name)
+        if agent is None:
+            from agents.pretrained import available, pretrained_variant
+
+            trained = [name for name in available() if pretrained_variant(name) == variant.name]
+            if not trained:
+                raise ValueError(f"{self.name}: no shipped agent was trained on variant {variant.name!r} (shipped: "
+                                 f"{', '.join(available())}); name the policy, e.g. search:policy=ppo_coinche")
+            agent = self._bases[variant.name] = _neural_agent(trained[0], "base")
+            agent.reset(self.seed - self.base_seed)
+        return agent
 
     def _solver_for(self):
         from belote_env.search import Solver
@@ -178,7 +231,7 @@ class PimcAgent(Agent):
         # ties: the call listed first (pass, then the lower bids)
         return max(calls, key=lambda a: (totals[a], -calls.index(a)))
 
-    def _play(self, info: InfoState, legal: list[int]) -> int:
+    def _play(self, info: InfoState, legal: list[int], prior=None) -> int:
         from belote_env.rules.sampling import sample_deal
         from belote_env.search import Position
 
@@ -195,7 +248,9 @@ class PimcAgent(Agent):
             for card, take in values.items():
                 takes[card] += count * take
                 totals[card] += count * (scorer(take) if scorer else take)
-        return max(legal, key=lambda c: (totals[c], takes[c], -c))
+        if prior is None:
+            return max(legal, key=lambda c: (totals[c], takes[c], -c))
+        return max(legal, key=lambda c: (totals[c], takes[c], prior[c], -c))
 
     def _worlds(self, info: InfoState, rng: random.Random, sample_deal) -> list[tuple[object, int]]:
         """The worlds of a card decision, each with how many times it counts: ``worlds`` uniform draws, or with
@@ -311,18 +366,28 @@ class _WorldScorer:
         return res.scores[team] - res.scores[1 - team]
 
 
-def _belief_net(spec: str):
-    """The network of a neural agent (a shipped name or a checkpoint path) as the model of the other seats."""
+def _policy(net, observation, action_mask) -> np.ndarray:
+    """``net``'s probability of every action at one decision (the tie-break between cards of equal value)."""
+    from agents.neural.protocol import policy_probs
+
+    obs = np.asarray(observation, dtype=np.float32)[None]
+    mask = np.asarray(action_mask).astype(bool)[None]
+    return policy_probs(net, obs, mask)[0][0]
+
+
+def _neural_agent(spec: str, option: str):
+    """The neural agent (greedy) of option ``option``: a shipped name or a checkpoint path."""
     from agents.pretrained import available, load_pretrained
 
     if spec in available():
-        return load_pretrained(spec).net
+        return load_pretrained(spec)
     from agents.neural.agent import load_agent
 
     if not spec.endswith(".pt"):
-        raise ValueError(f"pimc option beliefs names a shipped agent ({', '.join(available())}) or a .pt "
+        what = "heuristic, " if option == "base" else ""
+        raise ValueError(f"pimc option {option} names {what}a shipped agent ({', '.join(available())}) or a .pt "
                          f"checkpoint, got {spec!r}")
-    return load_agent(spec).net
+    return load_agent(spec)
 
 
 def parse_options(text: str) -> dict:
@@ -333,3 +398,29 @@ def parse_options(text: str) -> dict:
 def make_pimc(options: str = "") -> PimcAgent:
     name = "pimc" + (f":{options}" if options else "")
     return PimcAgent(**parse_options(options), name=name)
+
+
+def policies(spec: str, variant: str) -> list[str]:
+    """The neural agents (shipped names, checkpoint paths) that the ``pimc[:...]`` or ``search[:...]`` agent of
+    ``spec`` loads when it plays ``variant``: its base and its beliefs (the ladder replays a cached match when
+    their weights change). ValueError on options the spec's agent refuses."""
+    head, _, options = spec.partition(":")
+    opts = key_values(options.split(","), SEARCH_OPTIONS if head == "search" else OPTIONS, head)
+    base = opts.get("policy", FAMILY) if head == "search" else opts.get("base", "heuristic")
+    if base == FAMILY:
+        from agents.pretrained import available, pretrained_variant
+
+        base = next((name for name in available() if pretrained_variant(name) == variant), "heuristic")
+    return [x for x in dict.fromkeys((base, opts.get("beliefs", ""))) if x and x != "heuristic"]
+
+
+SEARCH_OPTIONS = {"policy": str, **{k: v for k, v in OPTIONS.items() if k != "base"}}
+
+
+def make_search(options: str = "") -> PimcAgent:
+    """``search[:policy=NAME,...]``: pimc with a trained policy as its base (every call and the card decisions
+    before the searched tricks, and the tie-break between cards of equal value); ``policy`` defaults to the
+    shipped agent trained on the variant played (``family``). The other options are pimc's."""
+    opts = key_values(options.split(","), SEARCH_OPTIONS, "search")
+    base = opts.pop("policy", FAMILY)
+    return PimcAgent(**opts, base=base, name="search" + (f":{options}" if options else ""))

@@ -1,6 +1,6 @@
 """The agent registry: :func:`make_agent` builds an agent from a spec string (a registered name, a name with
 options, a checkpoint path or ``module:factory``; the grammar is in :mod:`agents`), :func:`register_agent` adds
-names. ``random``, ``heuristic``, ``pimc``, ``openspiel`` (OpenSpiel's bots, :mod:`agents.openspiel_agent`) and the
+names. ``random``, ``heuristic``, ``pimc``, ``search``, ``openspiel`` (OpenSpiel's bots, :mod:`agents.openspiel_agent`) and the
 shipped trained agents are registered at import."""
 
 from __future__ import annotations
@@ -122,6 +122,12 @@ def _pimc(options: str) -> Agent:
     return make_pimc(options)
 
 
+def _search(options: str) -> Agent:
+    from agents.pimc import make_search
+
+    return make_search(options)
+
+
 def _openspiel(options: str) -> Agent:
     try:
         from agents.openspiel_agent import make_openspiel_agent
@@ -133,6 +139,7 @@ def _openspiel(options: str) -> Agent:
 register_agent("random", _random)
 register_agent("heuristic", _heuristic)
 register_agent_with_options("pimc", _pimc)
+register_agent_with_options("search", _search)
 register_agent_with_options("openspiel", _openspiel)
 
 

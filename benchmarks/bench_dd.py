@@ -1,6 +1,7 @@
 """Speed of the double-dummy solver and of the pimc agent: one figure per line.
 
     python benchmarks/bench_dd.py [--deals 200] [--pimc-pairs 20] [--jobs 2] [--seed 0] [--pimc pimc:tricks=7]
+                                  [--variant coinche]
 
 - Full-deal solve: ``--deals`` random deals per strain (hearts trump, no trump,
   all trumps; coinche rules, the first seat bids 80 in the strain, nobody has
@@ -8,10 +9,11 @@
   the first lead, on one core per strain: mean, median, p99 and max in ms, and
   nodes per second. Strains run in parallel processes (``--jobs``), each on its
   own core when the machine has them free.
-- pimc at its default options: the milliseconds of each ``act`` of the agent
-  over ``--pimc-pairs`` duplicate pairs against the heuristic in coinche: all
-  decisions, and the card decisions that search (the others are the
-  heuristic's). Compilation is done before timing.
+- pimc at its default options, or the agent ``--pimc`` names (``search``...):
+  the milliseconds of each decision of the agent, asked one at a time as at a
+  single table, over ``--pimc-pairs`` duplicate pairs against the heuristic in
+  ``--variant`` (coinche): all decisions, and the card decisions that search
+  (the others are the base agent's). Compilation is done before timing.
 """
 
 from __future__ import annotations
@@ -56,29 +58,34 @@ def solve_deals(task):
     return label, times, nodes
 
 
-def pimc_times(pairs: int, seed: int, spec: str = "pimc"):
+def pimc_times(pairs: int, seed: int, spec: str = "pimc", variant: str = "coinche"):
+    """The milliseconds of each decision of the agent ``spec`` (pimc or search), one decision at a time as at
+    a single table, over ``pairs`` duplicate pairs against the heuristic: all its decisions, and its
+    searched card decisions."""
     from agents import make_agent
     from agents.arena.match import duplicate_match
     from belote_env.search import Solver
     from belote_env.search.reference import play_position
     from belote_env.variants import load_variant
 
-    v = load_variant("coinche")
+    v = load_variant(variant)
     Solver(log2_tt=10).values(play_position(v, 1, random.Random(0), tricks_left=3))  # compile
     agent = make_agent(spec)
     all_ms, search_ms = [], []
-    act = agent.act
+    act_batch = agent.act_batch
 
-    def timed(obs, mask, info):
-        t = time.perf_counter()
-        a = act(obs, mask, info)
-        ms = 1000 * (time.perf_counter() - t)
-        all_ms.append(ms)
-        if info.phase == "play" and len(info.legal) > 1 and 8 - len(info.tricks) <= agent.tricks:
-            search_ms.append(ms)
-        return a
+    def timed(observations, masks, infos, seeds=None):
+        out = []
+        for obs, mask, info in zip(observations, masks, infos):
+            t = time.perf_counter()
+            out += act_batch([obs], [mask], [info])
+            ms = 1000 * (time.perf_counter() - t)
+            all_ms.append(ms)
+            if info.phase == "play" and len(info.legal) > 1 and 8 - len(info.tricks) <= agent.tricks:
+                search_ms.append(ms)
+        return out
 
-    agent.act = timed
+    agent.act_batch = timed
     duplicate_match(agent, make_agent("heuristic"), v, pairs, seed=seed)
     return all_ms, search_ms
 
@@ -90,7 +97,8 @@ def main() -> int:
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--pimc", default="pimc", help="the pimc agent spec timed (default: its default options), "
-                                                   "e.g. pimc:tricks=7")
+                                                   "e.g. pimc:tricks=7 or search")
+    p.add_argument("--variant", default="coinche", help="the variant of the timed agent's pairs (default coinche)")
     args = p.parse_args()
     tasks = [(label, strain, args.deals, args.seed) for label, strain in STRAINS] if args.deals else []
     with Pool(args.jobs) as pool:
@@ -100,7 +108,7 @@ def main() -> int:
                   f"median {statistics.median(ms):,.1f} ms, p99 {_pct(ms, 0.99):,.1f} ms, max {max(ms):,.1f} ms")
             print(f"nodes/s, {label}: {sum(nodes) / sum(times):,.0f} (mean {statistics.mean(nodes):,.0f} nodes a deal)")
     if args.pimc_pairs:
-        all_ms, search_ms = pimc_times(args.pimc_pairs, args.seed, args.pimc)
+        all_ms, search_ms = pimc_times(args.pimc_pairs, args.seed, args.pimc, args.variant)
         for label, xs in (("all decisions", all_ms), ("searched card decisions", search_ms)):
             print(f"{args.pimc} ms per decision, {label} ({len(xs)}): median {statistics.median(xs):.1f}, "
                   f"mean {statistics.mean(xs):.1f}, p99 {_pct(xs, 0.99):.1f}, max {max(xs):.1f}")

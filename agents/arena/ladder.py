@@ -48,6 +48,7 @@ from belote_env.rules.errors import BeloteError
 FAMILIES = ("belote_classique", "coinche", "contree", "cobrecaf_81")
 BASE_AGENTS = ("random", "heuristic", "pimc")
 PRETRAINED = "pretrained"  # in --agents: the family's shipped trained agents
+SEARCH_AGENTS = ("search",)  # after the trained agents: pimc on the family's shipped policy
 CACHE_FORMAT = "belote_env.ladder/1"
 DEFAULT_PAIRS = 2000
 DEFAULT_BOOTSTRAP = 200
@@ -61,12 +62,13 @@ REPO = Path(__file__).resolve().parents[2]
 # ----------------------------------------------------------------------------- who plays
 
 def family_agents(family: str, agents: list[str] | None = None) -> list[str]:
-    """The agents of ``family``'s round-robin: ``random``, ``heuristic``, ``pimc`` and the shipped agents
-    trained on it; or ``agents``, where the word ``pretrained`` stands for those shipped agents."""
+    """The agents of ``family``'s round-robin: ``random``, ``heuristic``, ``pimc``, the shipped agents trained on
+    it and ``search`` (pimc on the first of them, when there is one); or ``agents``, where the word
+    ``pretrained`` stands for those shipped agents."""
     from agents.pretrained import available, pretrained_variant
 
     trained = [name for name in available() if pretrained_variant(name) == family]
-    specs = list(BASE_AGENTS) + [PRETRAINED] if agents is None else list(agents)
+    specs = list(BASE_AGENTS) + [PRETRAINED] + list(SEARCH_AGENTS) * bool(trained) if agents is None else list(agents)
     out: list[str] = []
     for spec in specs:
         out.extend(trained if spec == PRETRAINED else [spec])
@@ -87,16 +89,22 @@ def check_agent(spec: str) -> None:
         make_agent(spec)
 
 
-def agent_digest(spec: str) -> str | None:
-    """SHA-256 of the weights file behind a trained agent or a checkpoint spec (None for other agents):
-    a cached match whose agent's weights have changed is played again."""
+def agent_digest(spec: str, family: str | None = None) -> str | None:
+    """SHA-256 of the weights file behind a trained agent or a checkpoint spec, or of the digests of the
+    policies a ``pimc``/``search`` spec loads in ``family`` (None for agents without weights): a cached match
+    whose agent's weights have changed is played again."""
     from agents.pretrained import available, weights_path
     from agents.registry import is_checkpoint_spec
 
-    path = weights_path(spec) if spec in available() or is_checkpoint_spec(spec) else None
-    if path is None or not path.is_file():
-        return None
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    if spec in available() or is_checkpoint_spec(spec):
+        path = weights_path(spec)
+        return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+    if spec.partition(":")[0] in ("pimc", "search") and family is not None:
+        from agents.pimc import policies
+
+        digests = [agent_digest(p) or "" for p in policies(spec, family)]
+        return hashlib.sha256(" ".join(digests).encode()).hexdigest() if digests else None
+    return None
 
 
 def chunk_ranges(pairs: int) -> list[tuple[int, int]]:
@@ -123,7 +131,7 @@ class MatchCache:
     @classmethod
     def open(cls, cache_dir: Path, family: str, a: str, b: str) -> "MatchCache":
         path = cache_dir / family / f"{file_stem(a)}__{file_stem(b)}.json"
-        m = cls(family, a, b, path, {a: agent_digest(a), b: agent_digest(b)})
+        m = cls(family, a, b, path, {a: agent_digest(a, family), b: agent_digest(b, family)})
         if not path.exists():
             return m
         try:

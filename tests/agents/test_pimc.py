@@ -117,3 +117,70 @@ def test_beliefs_option_weighs_its_worlds_and_stays_deterministic():
                       ("beta=0", "beta"), ("beta=1.5", "beta")):
         with pytest.raises(AgentSpecError, match=word):
             make_agent(f"pimc:{bad}")
+
+
+def _decisions(variant, seeds, player="heuristic"):
+    """(observation, mask, info) at every decision of ``player``'s deals, seat by seat."""
+    from belote_env.observation import action_mask, encode
+    from belote_env.rules.game import GameState
+
+    agent = make_agent(player)
+    out = []
+    for seed in seeds:
+        game = GameState(load_variant(variant), seed=seed)
+        deal = game.deal
+        while game.deal is deal and not deal.is_over:
+            seat = game.deal.seat
+            obs, mask, info = encode(game, seat), action_mask(game, seat), game.info_state(seat)
+            out.append((obs, mask, info))
+            game.apply(agent.act(obs, mask, info))
+    return out
+
+
+def test_search_spec_is_pimc_on_a_policy():
+    a = make_agent("search")
+    assert isinstance(a, PimcAgent) and (a.base, a.name, a.needs_observation) == ("family", "search", True)
+    b = make_agent("search:policy=ppo_contree,worlds=4,tricks=3")
+    assert (b.base, b.worlds, b.tricks, b.name) == ("ppo_contree", 4, 3, "search:policy=ppo_contree,worlds=4,tricks=3")
+    assert make_agent("pimc:base=ppo_coinche").needs_observation and not make_agent("pimc").needs_observation
+    for bad, word in (("search:policy=nobody", "base"), ("search:base=heuristic", "policy"),
+                      ("pimc:base=nobody", "heuristic")):
+        with pytest.raises(AgentSpecError, match=word):
+            make_agent(bad)
+    with pytest.raises(ValueError, match="no shipped agent was trained on variant 'coinche_officielles'"):
+        obs, mask, info = _decisions("coinche_officielles", [0])[0]
+        make_agent("search").act(obs, mask, info)
+
+
+def test_search_calls_as_its_policy_and_breaks_ties_by_it():
+    # Outside the searched tricks every decision is the policy's; a searched card is one of best mean take
+    # over the worlds (obj=points), the policy's favourite among those; one batch gives what one decision at a
+    # time gives.
+    import random
+
+    from agents.pimc import _policy
+    from belote_env.rules.sampling import sample_deal
+    from belote_env.search import Position
+
+    policy = make_agent("ppo_coinche")
+    decisions = [d for d in _decisions("coinche", [2, 3]) if len(d[2].legal_actions()) > 1]
+    searched = [d[2].phase == "play" and len(d[2].tricks) >= 6 for d in decisions]
+    assert 4 < sum(searched) < len(decisions) - 4
+    agent = make_agent("search:worlds=3,tricks=2,obj=points")
+    one_by_one = [agent.act(*d) for d in decisions]
+    assert agent.act_batch(*(list(x) for x in zip(*decisions))) == one_by_one
+    ties = 0
+    for (obs, mask, info), got, search in zip(decisions, one_by_one, searched):
+        if not search:
+            assert got == policy.act(obs, mask, info)
+            continue
+        rng = random.Random(f"{agent.seed}:{info.seat}:{info.history}")
+        takes = dict.fromkeys(info.legal_actions(), 0)
+        for _ in range(3):
+            for card, take in agent._solver_for().values_of(Position(sample_deal(info, rng))).items():
+                takes[card] += take
+        best = [c for c in takes if takes[c] == max(takes.values())]
+        prior = _policy(policy.net, obs, mask)
+        assert got == max(best, key=lambda c: (prior[c], -c))
+        ties += len(best) > 1
+    assert ties  # the policy did break a tie

@@ -42,7 +42,7 @@ def test_every_family_gets_the_base_agents_and_its_own_trained_agents():
     for family in FAMILIES:
         mine = [n for n in available() if pretrained_variant(n) == family]
         assert mine, f"no shipped agent for {family}"
-        assert family_agents(family) == ["random", "heuristic", "pimc", *mine]
+        assert family_agents(family) == ["random", "heuristic", "pimc", *mine, "search"]
     assert family_agents("contree", ["heuristic", "pretrained"]) == ["heuristic", "ppo_contree"]
 
 
@@ -269,3 +269,16 @@ def test_two_ladders_sharing_a_cache_lose_nothing(tmp_path):
     data = json.loads((cache / "contree" / "random__heuristic.json").read_text())
     assert sorted((c["seed"], c["start"]) for c in data["chunks"]) == [(s, start) for s in (0, 1) for start in (0, 128, 256)]
     assert set(data["results"]) == {"seed=0 pairs=260", "seed=1 pairs=260"}
+
+
+def test_search_matches_are_keyed_to_the_policies_they_load():
+    from agents.arena.ladder import agent_digest
+    from agents.pimc import policies
+
+    assert policies("search", "coinche") == ["ppo_coinche"]
+    assert policies("search:policy=ppo_contree,beliefs=ppo_coinche", "coinche") == ["ppo_contree", "ppo_coinche"]
+    assert policies("pimc", "coinche") == [] and policies("pimc:beliefs=ppo_coinche", "contree") == ["ppo_coinche"]
+    assert agent_digest("pimc", "coinche") is None and agent_digest("heuristic", "coinche") is None
+    assert agent_digest("search", "coinche") != agent_digest("search", "contree")
+    assert agent_digest("search", "coinche") == agent_digest("search:policy=ppo_coinche,worlds=16", "coinche")
+    assert len(agent_digest("pimc:beliefs=ppo_coinche", "contree")) == 64
