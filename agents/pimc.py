@@ -134,30 +134,39 @@ class PimcAgent(Agent):
         return self.act_batch([observation], [action_mask], [info])[0]
 
     def act_batch(self, observations, action_masks, infos: list, seeds=None) -> list[int]:
-        """The solver's decisions one by one, the base agent's in one batch (one forward pass for a network)."""
+        """The solver's decisions one by one, the base agent's in one batch (one forward pass for a network,
+        which gives the searched decisions' tie-breaks in one more)."""
         out: list = [None] * len(infos)
         if not infos:
             return out
         base = self._base_for(infos[0].variant)
-        prior_net = getattr(base, "net", None)
-        rest = []
+        rest, searched = [], []
         for i, info in enumerate(infos):
             legal = info.legal_actions()
             if len(legal) == 1:
                 out[i] = legal[0]
             elif info.phase == "bidding" and self.bid == "dd" and info.variant.bidding == "auction":
                 out[i] = self._auction(info, legal)
-            elif info.phase != "play" or 8 - len(info.tricks) > self.tricks:
-                rest.append(i)
+            elif self.searches(info):
+                searched.append(i)
             else:
-                prior = None if prior_net is None else _policy(prior_net, observations[i], action_masks[i])
-                out[i] = self._play(info, legal, prior)
+                rest.append(i)
+        if searched and base is not self._heuristic:
+            priors = _policies(base.net, observations, action_masks, searched)
+        else:
+            priors = [None] * len(searched)
+        for i, prior in zip(searched, priors):
+            out[i] = self._play(infos[i], infos[i].legal_actions(), prior)
         if rest:
-            obs = np.asarray([observations[i] for i in rest]) if self.needs_observation else [None] * len(rest)
-            masks = np.asarray([action_masks[i] for i in rest])
-            for i, a in zip(rest, base.act_batch(obs, masks, [infos[i] for i in rest])):
+            obs = _rows(observations, rest) if self.needs_observation else [None] * len(rest)
+            for i, a in zip(rest, base.act_batch(obs, _rows(action_masks, rest), [infos[i] for i in rest])):
                 out[i] = int(a)
         return out
+
+    def searches(self, info: InfoState) -> bool:
+        """Whether the solver plays this decision's card (a card decision at most ``tricks`` tricks from the
+        end; the solver is not asked where only one card is legal)."""
+        return info.phase == "play" and 8 - len(info.tricks) <= self.tricks
 
     def _base_for(self, variant):
         """The base agent: the one named, or with ``base=family`` the shipped agent trained on ``variant``."""
@@ -165,9 +174,9 @@ class PimcAgent(Agent):
             return self._base
         agent = self._bases.get(variant.name)
         if agent is None:
-            from agents.pretrained import available, pretrained_variant
+            from agents.pretrained import available, trained_on
 
-            trained = [name for name in available() if pretrained_variant(name) == variant.name]
+            trained = trained_on(variant.name)
             if not trained:
                 raise ValueError(f"{self.name}: no shipped agent was trained on variant {variant.name!r} (shipped: "
                                  f"{', '.join(available())}); name the policy, e.g. search:policy=ppo_coinche")
@@ -248,9 +257,7 @@ class PimcAgent(Agent):
             for card, take in values.items():
                 takes[card] += count * take
                 totals[card] += count * (scorer(take) if scorer else take)
-        if prior is None:
-            return max(legal, key=lambda c: (totals[c], takes[c], -c))
-        return max(legal, key=lambda c: (totals[c], takes[c], prior[c], -c))
+        return max(legal, key=lambda c: (totals[c], takes[c], 0 if prior is None else prior[c], -c))
 
     def _worlds(self, info: InfoState, rng: random.Random, sample_deal) -> list[tuple[object, int]]:
         """The worlds of a card decision, each with how many times it counts: ``worlds`` uniform draws, or with
@@ -366,13 +373,17 @@ class _WorldScorer:
         return res.scores[team] - res.scores[1 - team]
 
 
-def _policy(net, observation, action_mask) -> np.ndarray:
-    """``net``'s probability of every action at one decision (the tie-break between cards of equal value)."""
+def _rows(values, rows: list[int]) -> np.ndarray:
+    return np.asarray([values[i] for i in rows])
+
+
+def _policies(net, observations, action_masks, rows: list[int]) -> np.ndarray:
+    """``net``'s probability of every action at the decisions ``rows`` (the tie-break between cards of equal
+    value), one forward pass."""
     from agents.neural.protocol import policy_probs
 
-    obs = np.asarray(observation, dtype=np.float32)[None]
-    mask = np.asarray(action_mask).astype(bool)[None]
-    return policy_probs(net, obs, mask)[0][0]
+    obs = _rows(observations, rows).astype(np.float32)
+    return policy_probs(net, obs, _rows(action_masks, rows).astype(bool))[0]
 
 
 def _neural_agent(spec: str, option: str):
@@ -408,9 +419,9 @@ def policies(spec: str, variant: str) -> list[str]:
     opts = key_values(options.split(","), SEARCH_OPTIONS if head == "search" else OPTIONS, head)
     base = opts.get("policy", FAMILY) if head == "search" else opts.get("base", "heuristic")
     if base == FAMILY:
-        from agents.pretrained import available, pretrained_variant
+        from agents.pretrained import trained_on
 
-        base = next((name for name in available() if pretrained_variant(name) == variant), "heuristic")
+        base = next(iter(trained_on(variant)), "heuristic")
     return [x for x in dict.fromkeys((base, opts.get("beliefs", ""))) if x and x != "heuristic"]
 
 

@@ -81,7 +81,7 @@ def pimc_times(pairs: int, seed: int, spec: str = "pimc", variant: str = "coinch
             out += act_batch([obs], [mask], [info])
             ms = 1000 * (time.perf_counter() - t)
             all_ms.append(ms)
-            if info.phase == "play" and len(info.legal) > 1 and 8 - len(info.tricks) <= agent.tricks:
+            if len(info.legal) > 1 and agent.searches(info):
                 search_ms.append(ms)
         return out
 

@@ -65,9 +65,9 @@ def family_agents(family: str, agents: list[str] | None = None) -> list[str]:
     """The agents of ``family``'s round-robin: ``random``, ``heuristic``, ``pimc``, the shipped agents trained on
     it and ``search`` (pimc on the first of them, when there is one); or ``agents``, where the word
     ``pretrained`` stands for those shipped agents."""
-    from agents.pretrained import available, pretrained_variant
+    from agents.pretrained import trained_on
 
-    trained = [name for name in available() if pretrained_variant(name) == family]
+    trained = trained_on(family)
     specs = list(BASE_AGENTS) + [PRETRAINED] + list(SEARCH_AGENTS) * bool(trained) if agents is None else list(agents)
     out: list[str] = []
     for spec in specs:

@@ -61,6 +61,11 @@ def pretrained_variant(name: str) -> str | None:
     return None
 
 
+def trained_on(variant: str) -> list[str]:
+    """The shipped agents trained on ``variant`` (a variant's name: ``coinche``), by name."""
+    return [name for name in available() if pretrained_variant(name) == variant]
+
+
 def variant_notes(specs, variant: str) -> list[str]:
     """One note for each shipped agent among ``specs`` trained on another variant than ``variant`` (allowed:
     every variant has the same observations and actions, but such an agent plays rules it never saw)."""

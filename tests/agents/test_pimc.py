@@ -158,7 +158,7 @@ def test_search_calls_as_its_policy_and_breaks_ties_by_it():
     # time gives.
     import random
 
-    from agents.pimc import _policy
+    from agents.pimc import _policies
     from belote_env.rules.sampling import sample_deal
     from belote_env.search import Position
 
@@ -180,7 +180,7 @@ def test_search_calls_as_its_policy_and_breaks_ties_by_it():
             for card, take in agent._solver_for().values_of(Position(sample_deal(info, rng))).items():
                 takes[card] += take
         best = [c for c in takes if takes[c] == max(takes.values())]
-        prior = _policy(policy.net, obs, mask)
+        prior = _policies(policy.net, [obs], [mask], [0])[0]
         assert got == max(best, key=lambda c: (prior[c], -c))
         ties += len(best) > 1
     assert ties  # the policy did break a tie
