@@ -120,11 +120,13 @@ class PimcAgent(Agent):
         self.bid_margin = bid_margin
         self.base_seed = seed
         self.seed = seed
+        self._reset_seed = None  # the last reset's seed, for a base agent loaded later (base=family)
         self.name = name or "pimc"
         self._solver = None
 
     def reset(self, seed: int | None = None) -> None:
         self.seed = self.base_seed + (seed or 0)
+        self._reset_seed = seed
         self._heuristic.reset(seed)
         for agent in [self._base, *self._bases.values()]:
             if agent is not None and agent is not self._heuristic:
@@ -181,7 +183,7 @@ class PimcAgent(Agent):
                 raise ValueError(f"{self.name}: no shipped agent was trained on variant {variant.name!r} (shipped: "
                                  f"{', '.join(available())}); name the policy, e.g. search:policy=ppo_coinche")
             agent = self._bases[variant.name] = _neural_agent(trained[0], "base")
-            agent.reset(self.seed - self.base_seed)
+            agent.reset(self._reset_seed)
         return agent
 
     def _solver_for(self):
