@@ -163,6 +163,9 @@ contract, the tricks, played cards, belote events, public declarations, its
 legal actions, and in game episodes the scores and garde. It refers to no
 game state, so rule-based and search agents can sit at tables run by other
 libraries without access to hidden cards. Only the agent to act has it.
+It is built when first read (`infos[agent]` is an `AgentInfo`, a `dict`
+whose every reading method builds it first), so loops that never read it
+do not pay for it.
 
 ### For search agents
 
@@ -203,6 +206,70 @@ AGENTS = ("player_0", "player_1", "player_2", "player_3")
 RENDER_MODES = ("human", "ansi")
 ILLEGAL_REWARD = -1.0
 DEFAULT_MAX_REDEALS = 100  # all-pass deals in a row before the episode is truncated (an always-pass policy)
+
+
+class AgentInfo(dict):
+    """One agent's ``infos`` entry: a plain ``dict`` whose ``"info_state"`` is built when first read.
+
+    The env names the acting agent's position (:meth:`pending`) at every step instead of building its
+    :class:`~belote_env.rules.InfoState`, which costs about a tenth of a step and which most training loops
+    never read. Every way of reading the dict (``d["info_state"]``, ``get``, ``in``, iteration, ``len``,
+    ``items``, ``copy``, ``==``, ``dict(d)``, ``{**d}``, pickling) builds it first, so it reads exactly as if
+    it had been there all along; the env drops it (:meth:`drop`) when the agent's turn is over, as before.
+    """
+
+    __slots__ = ("_source",)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._source = None
+
+    def pending(self, game: GameState, seat: int) -> None:
+        """``"info_state"`` is ``seat``'s InfoState in ``game`` as it stands now, built on first read (the env
+        drops it before the game moves on)."""
+        dict.pop(self, "info_state", None)
+        self._source = (game, seat)
+
+    def drop(self) -> None:
+        """No ``"info_state"`` any more, built or not."""
+        self._source = None
+        dict.pop(self, "info_state", None)
+
+    def _fill(self) -> None:
+        if self._source is not None:
+            game, seat = self._source
+            self._source = None
+            dict.__setitem__(self, "info_state", info_state(game, seat))
+
+    def _reading(name):  # noqa: N805 - builds the methods below: fill, then what dict does
+        method = getattr(dict, name)
+
+        def reading(self, *args, **kwargs):
+            if self._source is not None:
+                self._fill()
+            for other in args:
+                if type(other) is AgentInfo:
+                    other._fill()
+            return method(self, *args, **kwargs)
+
+        reading.__name__ = name
+        reading.__doc__ = method.__doc__
+        return reading
+
+    for _name in ("__getitem__", "get", "__contains__", "__iter__", "__len__", "__reversed__", "keys", "values",
+                  "items", "copy", "__repr__", "__eq__", "__ne__", "__or__", "__ror__", "__ior__", "setdefault",
+                  "pop", "popitem", "update", "__delitem__", "__setitem__"):
+        locals()[_name] = _reading(_name)
+    del _name, _reading
+
+    def clear(self) -> None:
+        self._source = None
+        dict.clear(self)
+
+    def __reduce__(self):
+        return (AgentInfo, (), None, None, iter(self.items()))
+
+    __hash__ = None
 
 
 def env(variant: str | Variant = "coinche", **kwargs) -> AECEnv:
@@ -452,7 +519,7 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
-        self.infos = {a: {} for a in AGENTS}
+        self.infos = {a: AgentInfo() for a in AGENTS}
         self.agent_selection = AGENTS[0]
         self._info_agent = None
         self._rewarded = False
@@ -482,7 +549,7 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
-        self.infos = {a: {} for a in AGENTS}
+        self.infos = {a: AgentInfo() for a in AGENTS}
         self._info_agent = None
         self._redeals = 0
         self._rewarded = False
@@ -496,9 +563,9 @@ class raw_env(AECEnv, EzPickle):
         infos = self.infos
         prev = self._info_agent
         if prev is not None:
-            infos[prev].pop("info_state", None)
+            infos[prev].drop()
         agent = self.agent_selection
-        infos[agent]["info_state"] = info_state(self.game, self._seat[agent])
+        infos[agent].pending(self.game, self._seat[agent])
         self._info_agent = agent
 
     def observe(self, agent: str) -> dict:
@@ -532,11 +599,11 @@ class raw_env(AECEnv, EzPickle):
         if game.over or truncated:
             if truncated:  # everyone passed max_redeals deals in a row: the episode is cut, with no reward
                 self.truncations = dict.fromkeys(self.agents, True)
-                self.infos = {a: {**self.infos[a], "truncated_after_redeals": self._redeals} for a in self.agents}
+                self.infos = {a: AgentInfo(self.infos[a], truncated_after_redeals=self._redeals) for a in self.agents}
             else:
                 self.terminations = dict.fromkeys(self.agents, True)
             if self._info_agent is not None:
-                self.infos[self._info_agent].pop("info_state", None)
+                self.infos[self._info_agent].drop()
                 self._info_agent = None
         else:
             self.agent_selection = AGENTS[game.deal.seat]

@@ -214,3 +214,44 @@ def test_acting_agent_gets_its_info_state(name):
         assert info["info_state"].legal_actions() == np.flatnonzero(obs["action_mask"]).tolist()
         assert all("info_state" not in e.infos[a] for a in e.agents if a != agent)
         e.step(rng.choice(info["info_state"].legal_actions()))
+
+
+def test_info_state_is_built_only_when_read(monkeypatch):
+    import copy
+    import pickle
+
+    import belote_env.aec as aec
+
+    built = []
+    real = aec.info_state
+    monkeypatch.setattr(aec, "info_state", lambda game, seat: built.append(seat) or real(game, seat))
+    e = belote_env.env("coinche")
+    e.reset(seed=5)
+    rng = random.Random(1)
+    for _ in range(20):  # a loop that never reads it builds none
+        obs, *_ = e.last()
+        e.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    assert built == []
+    agent = e.agent_selection
+    seat = int(agent[-1])
+    expect = {"info_state": e.unwrapped.game.info_state(seat)}
+    # every way of reading the dict sees the entry, as if it had been built at the step; built once
+    for read in (lambda d: d["info_state"], lambda d: d.get("info_state"), lambda d: "info_state" in d, len, list,
+                 lambda d: dict(d), lambda d: {**d}, lambda d: d == expect, lambda d: expect == d, repr,
+                 lambda d: d.copy(), lambda d: list(d.items()), lambda d: pickle.loads(pickle.dumps(d)),
+                 copy.deepcopy):
+        e.reset(seed=5)
+        for _ in range(20):
+            obs, *_ = e.last()
+            e.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+        info = e.infos[e.agent_selection]
+        read(info)
+        assert dict(info) == {"info_state": e.unwrapped.game.info_state(int(e.agent_selection[-1]))}
+    assert isinstance(e.infos[e.agent_selection], dict)
+    assert pickle.loads(pickle.dumps(e.infos[e.agent_selection])) == e.infos[e.agent_selection]
+    # the previous agent's entry is gone once the game moves on, built or not
+    prev = e.agent_selection
+    obs, *_ = e.last()
+    e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    if e.agent_selection != prev:
+        assert "info_state" not in e.infos[prev] and dict(e.infos[prev]) == {}
