@@ -329,7 +329,8 @@ class TerminateIllegalWrapper(_DirectAttributes, wrappers.TerminateIllegalWrappe
         prev = self._prev_obs
         if prev is None:  # step() without last()/observe(): look at the mask now
             prev = self.observe(agent)
-        a = action_id(action)
+        t = type(action)
+        a = action if t is int else int(action) if t is np.int64 else action_id(action)
         if a is not None and 0 <= a < NUM_ACTIONS and prev["action_mask"][a]:
             # A legal action: exactly what the parent does, without its attribute look-ups.
             self._prev_obs = self._prev_info = None
@@ -422,7 +423,7 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
             raise AttributeError("agent_selection cannot be accessed before reset")
         raw = self._raw
         agent = raw.agent_selection
-        observation = self.observe(agent) if observe else None
+        observation = self.env.observe(agent) if observe else None
         return (
             observation,
             raw._cumulative_rewards[agent],
