@@ -81,8 +81,9 @@ class BeloteMultiAgentEnv(MultiAgentEnv):
 
     @staticmethod
     def _info(info: dict) -> dict:
-        # The InfoState is for rule-based agents; RLlib would only copy it around.
-        return {k: v for k, v in info.items() if k != "info_state"}
+        # The InfoState is for rule-based agents; RLlib would only copy it around. dict.items reads the entries
+        # as they stand, so an AgentInfo does not build the InfoState it is about to leave out.
+        return {k: v for k, v in dict.items(info) if k != "info_state"}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         self.aec.reset(seed=seed, options=options)
