@@ -61,33 +61,16 @@ def solve_deals(task):
 def pimc_times(pairs: int, seed: int, spec: str = "pimc", variant: str = "coinche"):
     """The milliseconds of each decision of the agent ``spec`` (pimc or search), one decision at a time as at
     a single table, over ``pairs`` duplicate pairs against the heuristic: all its decisions, and its
-    searched card decisions."""
+    searched card decisions (``agents.arena.timing.decision_times``, the ladder's figures)."""
     from agents import make_agent
-    from agents.arena.match import duplicate_match
+    from agents.arena.timing import decision_times
     from belote_env.search import Solver
     from belote_env.search.reference import play_position
     from belote_env.variants import load_variant
 
     v = load_variant(variant)
     Solver(log2_tt=10).values(play_position(v, 1, random.Random(0), tricks_left=3))  # compile
-    agent = make_agent(spec)
-    all_ms, search_ms = [], []
-    act_batch = agent.act_batch
-
-    def timed(observations, masks, infos, seeds=None):
-        out = []
-        for obs, mask, info in zip(observations, masks, infos):
-            t = time.perf_counter()
-            out += act_batch([obs], [mask], [info])
-            ms = 1000 * (time.perf_counter() - t)
-            all_ms.append(ms)
-            if len(info.legal) > 1 and agent.searches(info):
-                search_ms.append(ms)
-        return out
-
-    agent.act_batch = timed
-    duplicate_match(agent, make_agent("heuristic"), v, pairs, seed=seed)
-    return all_ms, search_ms
+    return decision_times(make_agent(spec), v, pairs, seed)
 
 
 def main() -> int:

@@ -55,6 +55,8 @@ DEFAULT_BOOTSTRAP = 200
 DEFAULT_OUT = Path("docs/results")
 DEFAULT_DOCS = Path("docs/results.md")
 INCOMPLETE = 3  # exit status: stopped by --max-minutes with pairs left
+DEFAULT_TIMING_PAIRS = 20
+TIMING_FILE = "timing.json"  # in the cache folder: the agents' time per decision (outside */*.json, the matches)
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -476,6 +478,8 @@ def canonical_command(args, prog: str = "python -m agents.arena.ladder") -> str:
     parts += ["--pairs", str(args.pairs), "--seed", str(args.seed)]
     if args.bootstrap != DEFAULT_BOOTSTRAP:
         parts += ["--bootstrap", str(args.bootstrap)]
+    if args.timing_pairs != DEFAULT_TIMING_PAIRS:
+        parts += ["--timing-pairs", str(args.timing_pairs)]
     for flag, value, default in (("--out", args.out, DEFAULT_OUT), ("--docs", args.docs, DEFAULT_DOCS),
                                  ("--cache", args.cache, None)):
         if value is not None and value != default:
@@ -491,6 +495,8 @@ class FamilyResult:
     ratings: list
     png: Path | None
     seconds: float
+    timing: dict | None = None  # agent -> decision_ms(...) entry, or None without --timing-pairs
+    timing_pairs: int = 0
 
 
 def anchor_of(agents: list[str]) -> str:
@@ -510,6 +516,54 @@ def _from_repo(path: Path) -> str:
 
 def _cell(r) -> str:
     return f"{r.rating:+.0f} [{r.low:+.0f}, {r.high:+.0f}]" if not math.isnan(r.low) else f"{r.rating:+.0f}"
+
+
+def decision_ms(cache_dir: Path, family: str, spec: str, variant, pairs: int, seed: int) -> dict:
+    """The time per decision of ``spec`` in ``family``, asked one decision at a time as at a single table
+    (:func:`agents.arena.timing.decision_times`, ``pairs`` duplicate pairs against the heuristic, seed ``seed``):
+    ``{"decisions", "median_ms", "p99_ms", "digest"}``. Read from the cache's ``timing.json`` when it was measured
+    there for the same agent weights, pairs and seed, so a rerun writes the same page; measured and saved
+    otherwise."""
+    from agents.arena.timing import decision_times, percentile
+    from agents.registry import make_agent
+
+    path = cache_dir / TIMING_FILE
+    key = f"{family} {spec} seed={seed} pairs={pairs}"
+    digest = agent_digest(spec, family)
+
+    def read() -> dict:
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    hit = read().get(key)
+    if isinstance(hit, dict) and hit.get("digest") == digest and {"decisions", "median_ms", "p99_ms"} <= hit.keys():
+        return hit
+    ms, _ = decision_times(make_agent(spec), variant, pairs, seed)
+    entry = {"digest": digest, "decisions": len(ms), "median_ms": round(percentile(ms, 0.5), 3),
+             "p99_ms": round(percentile(ms, 0.99), 3)}
+    with _folder_lock(cache_dir):
+        data = read()
+        data[key] = entry
+        write_text(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
+    return entry
+
+
+def timing_rows(results: list[FamilyResult]) -> list[dict]:
+    """One row per agent, its median / p99 milliseconds per decision in each family ('-' where it does not play)."""
+    agents: list[str] = []
+    for fr in results:
+        agents += [a for a in fr.agents if a not in agents]
+    rows = []
+    for a in agents:
+        row = {"agent": a}
+        for fr in results:
+            t = (fr.timing or {}).get(a)
+            row[fr.family] = "-" if t is None else f"{t['median_ms']:.2f} / {t['p99_ms']:.2f}"
+        rows.append(row)
+    return rows
 
 
 def summary_rows(results: list[FamilyResult]) -> list[dict]:
@@ -597,6 +651,7 @@ def results_page(results: list[FamilyResult], command: str, docs_path: Path, cac
         "",
         md_table(summary_rows(results)),
         "",
+        *_timing_section(results),
         READING.format(agents_md=_rel(REPO / "docs" / "agents.md", where), search_md=_rel(REPO / "docs" / "search.md", where),
                        seed=seed, pairs=pairs, bootstrap=bootstrap, anchor=anchor).rstrip(),
         "",
@@ -618,6 +673,21 @@ def results_page(results: list[FamilyResult], command: str, docs_path: Path, cac
         if fr.png is not None:
             lines += ["", f"![{fr.family} ratings]({_rel(fr.png, where)})"]
     return "\n".join(lines) + "\n"
+
+
+def _timing_section(results: list[FamilyResult]) -> list[str]:
+    if not any(fr.timing for fr in results):
+        return []
+    pairs = next(fr.timing_pairs for fr in results if fr.timing)
+    return [
+        "Time per decision, median / 99th percentile in milliseconds: each decision asked alone, as at one table "
+        f"(`agents.arena.timing`), over {pairs} duplicate pairs against the heuristic, one core, on the machine "
+        f"that generated the page (kept in the cache's `{TIMING_FILE}` while the agents' weights are the same). "
+        "Tournaments ask many tables at once, which is faster per decision for the networks.",
+        "",
+        md_table(timing_rows(results)),
+        "",
+    ]
 
 
 # ----------------------------------------------------------------------------- the command
@@ -655,6 +725,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--verify", action="store_true",
                    help="re-check every file of the cache (format, agents' weights, each chunk's ranges, values and "
                         "digest); play and write nothing. Exit status 1 when a file has a problem")
+    p.add_argument("--timing-pairs", type=nonnegative_int, default=DEFAULT_TIMING_PAIRS, metavar="K",
+                   help="duplicate pairs against the heuristic over which each agent's time per decision is measured, "
+                        f"one decision at a time (default {DEFAULT_TIMING_PAIRS}; 0: no timing on the page)")
     p.add_argument("--bootstrap", type=positive_int, default=DEFAULT_BOOTSTRAP,
                    help=f"bootstrap replicates for the rating intervals (default {DEFAULT_BOOTSTRAP})")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT,
@@ -752,8 +825,11 @@ def run(args) -> int:
         print()
         print(text_table([m.row() for m in ordered]))
         print("wrote " + ", ".join(str(x) for x in paths.values()))
+        timing = None
+        if args.timing_pairs:
+            timing = {a: decision_ms(cache_dir, f, a, variants[f], args.timing_pairs, args.seed) for a in lineup[f]}
         done.append(FamilyResult(f, lineup[f], ordered, ratings, paths.get("png"),
-                                 sum(m.seconds(args.seed, args.pairs) for m in matches[f])))
+                                 sum(m.seconds(args.seed, args.pairs) for m in matches[f]), timing, args.timing_pairs))
     if waiting:
         print(f"\nstopped after {args.max_minutes:g} minutes with pairs left; run the same command again to go on:"
               if args.max_minutes is not None else "\npairs left:")

@@ -60,6 +60,12 @@ def test_a_small_ladder_writes_the_reports_and_the_page(tmp_path, capsys):
     assert "## coinche" in page and "| rank | agent | rating | 95% CI | deals | deals won |" in page
     assert "| A | B | pairs | A-B points/deal |" in page and "![coinche ratings](results/coinche.png)" in page
     assert "How to read the tables" in page
+    # each agent's time per decision, one decision at a time, kept in the cache with the weights' digest
+    assert "Time per decision, median / 99th percentile in milliseconds" in page
+    timing = json.loads((results / "ladder" / "timing.json").read_text())
+    assert sorted(timing) == [f"coinche {a} seed=0 pairs=20" for a in ("heuristic", "ppo_coinche", "random")]
+    assert all(t["decisions"] > 100 and 0 <= t["median_ms"] <= t["p99_ms"] for t in timing.values())
+    assert timing["coinche ppo_coinche seed=0 pairs=20"]["digest"] == ladder.agent_digest("ppo_coinche", "coinche")
     assert all(f"| {a} |" in page for a in ("random", "heuristic", "ppo_coinche"))
     assert "wrote" in out
     assert "the page covers coinche only; run without --families to put belote_classique, contree, cobrecaf_81" in out
@@ -71,13 +77,20 @@ def test_a_small_ladder_writes_the_reports_and_the_page(tmp_path, capsys):
     assert json.loads((results / "coinche.json").read_text())["command"] == command
 
 
-def test_a_rerun_plays_nothing_and_writes_the_same_page(tmp_path, chunks_played):
+def test_a_rerun_plays_nothing_and_writes_the_same_page(tmp_path, chunks_played, monkeypatch):
+    import agents.arena.timing as timing
+
+    timed = []
+    real = timing.decision_times
+    monkeypatch.setattr(timing, "decision_times", lambda agent, *a: timed.append(agent.name) or real(agent, *a))
     assert main(_argv(tmp_path)) == 0
-    assert len(chunks_played) == 3
+    assert len(chunks_played) == 3 and len(timed) == 3
     first = (tmp_path / "results.md").read_text()
     assert main(_argv(tmp_path)) == 0
-    assert len(chunks_played) == 3
+    assert len(chunks_played) == 3 and len(timed) == 3  # the timings come from the cache too
     assert (tmp_path / "results.md").read_text() == first
+    assert main(_argv(tmp_path, "--timing-pairs", "0")) == 0
+    assert "Time per decision" not in (tmp_path / "results.md").read_text()
 
 
 def test_max_minutes_stops_and_a_rerun_resumes_with_the_same_figures(tmp_path, chunks_played, capsys):
