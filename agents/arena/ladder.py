@@ -551,8 +551,8 @@ def decision_ms(cache_dir: Path, family: str, spec: str, variant, pairs: int, se
     return entry
 
 
-def timing_rows(results: list[FamilyResult]) -> list[dict]:
-    """One row per agent, its median / p99 milliseconds per decision in each family ('-' where it does not play)."""
+def _agent_rows(results: list[FamilyResult], cell) -> list[dict]:
+    """One row per agent of any family, ``cell(family_result, agent)`` in each family's column ('-' for None)."""
     agents: list[str] = []
     for fr in results:
         agents += [a for a in fr.agents if a not in agents]
@@ -560,25 +560,28 @@ def timing_rows(results: list[FamilyResult]) -> list[dict]:
     for a in agents:
         row = {"agent": a}
         for fr in results:
-            t = (fr.timing or {}).get(a)
-            row[fr.family] = "-" if t is None else f"{t['median_ms']:.2f} / {t['p99_ms']:.2f}"
+            text = cell(fr, a)
+            row[fr.family] = "-" if text is None else text
         rows.append(row)
     return rows
+
+
+def timing_rows(results: list[FamilyResult]) -> list[dict]:
+    """One row per agent, its median / p99 milliseconds per decision in each family ('-' where it does not play)."""
+    def cell(fr, a):
+        t = (fr.timing or {}).get(a)
+        return None if t is None else f"{t['median_ms']:.2f} / {t['p99_ms']:.2f}"
+
+    return _agent_rows(results, cell)
 
 
 def summary_rows(results: list[FamilyResult]) -> list[dict]:
     """One row per agent, its rating and interval in each family ('-' where it does not play)."""
-    agents: list[str] = []
-    for fr in results:
-        agents += [a for a in fr.agents if a not in agents]
-    rows = []
-    for a in agents:
-        row = {"agent": a}
-        for fr in results:
-            r = next((r for r in fr.ratings if r.agent == a), None)
-            row[fr.family] = "-" if r is None else _cell(r)
-        rows.append(row)
-    return rows
+    def cell(fr, a):
+        r = next((r for r in fr.ratings if r.agent == a), None)
+        return None if r is None else _cell(r)
+
+    return _agent_rows(results, cell)
 
 
 DEFAULT_LINEUP = ("`random`, `heuristic`, `pimc` (default options) and the trained agents shipped for that family "
