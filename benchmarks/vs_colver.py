@@ -32,6 +32,7 @@ needs a GPU service), its ``improved_v2`` bidding, DD solves on one thread.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing as mp
 import statistics
 import sys
@@ -273,14 +274,14 @@ def main(argv: list[str] | None = None) -> int:
              for s in range(0, args.pairs, step)]
     t0 = time.perf_counter()
     pairs: list = []
-    if args.jobs == 1:
-        for t in tasks:
-            pairs += play_pairs(t)
-    else:
-        with mp.get_context("spawn").Pool(args.jobs) as pool:  # no fork of torch's or colver's threads
-            for chunk in pool.imap(play_pairs, tasks):
-                pairs += chunk
-                print(f"  {len(pairs)}/{args.pairs} pairs, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    with contextlib.ExitStack() as stack:
+        if args.jobs == 1:
+            chunks = map(play_pairs, tasks)
+        else:  # spawn: no fork of torch's or colver's threads
+            chunks = stack.enter_context(mp.get_context("spawn").Pool(args.jobs)).imap(play_pairs, tasks)
+        for chunk in chunks:
+            pairs += chunk
+            print(f"  {len(pairs)}/{args.pairs} pairs, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     wall = time.perf_counter() - t0
     print(f"{args.agent} vs colver {colver.__version__} '{label_b}', {args.pairs} duplicate pairs, seed {args.seed}, "
           f"{wall:.0f} s on {args.jobs} process(es)")
