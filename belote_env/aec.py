@@ -225,9 +225,9 @@ class AgentInfo(dict):
         self._source = None
 
     def pending(self, game: GameState, seat: int) -> None:
-        """``"info_state"`` is ``seat``'s InfoState in ``game`` as it stands now, built on first read (the env
-        drops it before the game moves on)."""
-        dict.pop(self, "info_state", None)
+        """``"info_state"`` is ``seat``'s InfoState in ``game`` as it stands now, built on first read. The env
+        calls it on a dict without the entry (it drops the previous turn's first) and drops it before the game
+        moves on."""
         self._source = (game, seat)
 
     def drop(self) -> None:
@@ -236,10 +236,9 @@ class AgentInfo(dict):
         dict.pop(self, "info_state", None)
 
     def _fill(self) -> None:
-        if self._source is not None:
-            game, seat = self._source
-            self._source = None
-            dict.__setitem__(self, "info_state", info_state(game, seat))
+        game, seat = self._source
+        self._source = None
+        dict.__setitem__(self, "info_state", info_state(game, seat))
 
     def _reading(name):  # noqa: N805 - builds the methods below: fill, then what dict does
         method = getattr(dict, name)
@@ -248,7 +247,7 @@ class AgentInfo(dict):
             if self._source is not None:
                 self._fill()
             for other in args:
-                if type(other) is AgentInfo:
+                if type(other) is AgentInfo and other._source is not None:
                     other._fill()
             return method(self, *args, **kwargs)
 

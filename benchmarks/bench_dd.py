@@ -29,14 +29,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from agents.arena.timing import percentile  # noqa: E402
 from belote_env.rules.cards import ALL_TRUMP, HEARTS, NO_TRUMP  # noqa: E402
 
 STRAINS = (("hearts", HEARTS), ("no trump", NO_TRUMP), ("all trump", ALL_TRUMP))
-
-
-def _pct(xs, q):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
 def solve_deals(task):
@@ -88,13 +84,13 @@ def main() -> int:
         for label, times, nodes in pool.imap(solve_deals, tasks):
             ms = [1000 * t for t in times]
             print(f"full-deal solve, {label}, {len(ms)} deals: mean {statistics.mean(ms):,.1f} ms, "
-                  f"median {statistics.median(ms):,.1f} ms, p99 {_pct(ms, 0.99):,.1f} ms, max {max(ms):,.1f} ms")
+                  f"median {statistics.median(ms):,.1f} ms, p99 {percentile(ms, 0.99):,.1f} ms, max {max(ms):,.1f} ms")
             print(f"nodes/s, {label}: {sum(nodes) / sum(times):,.0f} (mean {statistics.mean(nodes):,.0f} nodes a deal)")
     if args.pimc_pairs:
         all_ms, search_ms = pimc_times(args.pimc_pairs, args.seed, args.pimc, args.variant)
         for label, xs in (("all decisions", all_ms), ("searched card decisions", search_ms)):
             print(f"{args.pimc} ms per decision, {label} ({len(xs)}): median {statistics.median(xs):.1f}, "
-                  f"mean {statistics.mean(xs):.1f}, p99 {_pct(xs, 0.99):.1f}, max {max(xs):.1f}")
+                  f"mean {statistics.mean(xs):.1f}, p99 {percentile(xs, 0.99):.1f}, max {max(xs):.1f}")
     return 0
 
 

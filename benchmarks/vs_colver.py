@@ -42,6 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.arena.match import MatchResult, derive_seed, pair_seed  # noqa: E402
+from agents.arena.timing import percentile  # noqa: E402
 from belote_env.rules.actions import (  # noqa: E402
     COINCHE,
     NUM_ACTIONS,
@@ -241,11 +242,11 @@ def match_result(pairs: list, scoring: str, label_a: str, label_b: str, variant:
 
 
 def _ms(xs: list[float]) -> str:
-    xs = sorted(1000 * x for x in xs)
+    xs = [1000 * x for x in xs]
     if not xs:
         return "no decisions"
-    p99 = xs[min(len(xs) - 1, int(0.99 * len(xs)))]
-    return f"{len(xs)} decisions, median {statistics.median(xs):.1f} ms, p99 {p99:.1f} ms, max {xs[-1]:.1f} ms"
+    return (f"{len(xs)} decisions, median {statistics.median(xs):.1f} ms, p99 {percentile(xs, 0.99):.1f} ms, "
+            f"max {max(xs):.1f} ms")
 
 
 def main(argv: list[str] | None = None) -> int:
