@@ -50,7 +50,7 @@ def rollout(variant: str | Variant = "coinche", num_deals: int = 100_000, seed: 
         for k in range(num_deals):
             deal = play_random_deal(variant, rng, dealer=k % 4)
 
-        for k in range(num_deals):                         # rng="counter": 1.5x faster
+        for k in range(num_deals):                         # rng="counter": 1.9x faster
             deal = play_random_deal(variant, DealStream(seed, k), dealer=k % 4)
 
     With ``rng="counter"`` every deal has its own stream (:class:`~belote_env.fast.streams.DealStream`, the
@@ -66,12 +66,13 @@ def rollout(variant: str | Variant = "coinche", num_deals: int = 100_000, seed: 
     params = variant_params(v)
     scores = np.zeros((num_deals, 2), dtype=np.int64)
     outcomes = np.zeros(num_deals, dtype=np.int8)
+    table = np.zeros((1, kernels.NUM_COLUMNS), dtype=np.int64)
     if rng == "counter":
-        kernels.rollout_counter(params, np.uint64(seed), num_deals, scores, outcomes)
+        kernels.rollout_counter(params, np.uint64(seed), table, np.zeros(1, dtype=np.uint64), scores, outcomes)
     else:
         from .mt import seeded_state
 
-        kernels.rollout(params, seeded_state(seed), num_deals, scores, outcomes)
+        kernels.rollout(params, seeded_state(seed), table, scores, outcomes)
     return scores, outcomes
 
 

@@ -12,9 +12,17 @@ compares observations, masks, seats, rewards and results bit for bit.
 Conventions: ``V`` is the variant as ints (:func:`.tables.variant_params`),
 ``t`` a table index, seats are absolute 0..3, masks are 32-bit card sets in
 int64, actions the ids of ``belote_env.rules.actions``.
+
+The kernels compile without numba's reference counting (``_nrt=False``): they allocate nothing (their scratch
+space is in the row: ``DECK``, ``DECL_LIST``), so no array of theirs needs counting, and the atomic increments
+and decrements numba puts around every inlined call that takes an array cost more than the game itself
+(2.4 times the time of a random deal, measured with ``perf``). A kernel of another module that allocates calls
+these as ordinary numba functions (its own compilation of them counts references).
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 import numpy as np
 from numba import njit, prange
@@ -117,9 +125,12 @@ from .tables import (
     TRUMP_MASK,
 )
 
+kernel = partial(njit, cache=True, _nrt=False)  # ``@kernel`` or ``@kernel(inline="always")``: see the docstring
+
 # --- columns of S ------------------------------------------------------------
 
 _next = [0]
+MAX_DECLARATIONS = 16  # in one deal, all seats together
 
 
 def _col(n: int = 1) -> int:
@@ -135,6 +146,7 @@ SCORE = _col(2)  # game scores of teams 0, 1
 NDEALS = _col()  # deals dealt in this episode, redeals included
 LOGLEN = _col()  # actions in this episode (the LOG row)
 REDEALS = _col()  # all-pass deals in a row
+DECK = _col(32)  # scratch of deal_new: the deck it shuffles and deals
 # The deal (DealState): cleared by deal_new from DEAL_START on.
 DEAL_START = _next[0]
 PHASE = _col()  # PH_BIDDING, PH_PLAY, PH_DONE
@@ -172,6 +184,7 @@ BELOTE_POINTS = _col(2)
 DECL_TEAM = _col()
 DECL_POINTS = _col(2)
 DECL_CARDS = _col(4)  # per seat, the cards of its declarations
+DECL_LIST = _col(4 * MAX_DECLARATIONS)  # scratch of _declarations: seats, points, tops, suits of the declarations
 LAST_TRICK_SEAT = _col()
 R_SCORE = _col(2)  # the deal's result, once PHASE is PH_DONE
 R_OUTCOME = _col()
@@ -195,17 +208,17 @@ NUM_INFO = 16
 
 # --- dealing ------------------------------------------------------------------
 
-@njit(cache=True)
-def deal_new(V, S, t, mt, dealer, garde, deck):
-    """DealState.random(variant, dealer, rng, garde): shuffle, deal, clear the deal columns.
-    ``deck`` is scratch space for 32 ints."""
+@kernel
+def deal_new(V, S, t, mt, dealer, garde):
+    """DealState.random(variant, dealer, rng, garde): shuffle (in the row's DECK), deal, clear the deal columns."""
+    deck = S[t, DECK:DECK + 32]
     for c in range(32):
         deck[c] = c
     shuffle(mt, deck)
     deal_deck(V, S, t, deck, dealer, garde)
 
 
-@njit(cache=True)
+@kernel
 def deal_deck(V, S, t, deck, dealer, garde):
     """Deal the shuffled ``deck`` (32 card ids) as DealState.random does: ``n`` cards to each seat from the
     dealer's next, the turn-up and the stock after them in turn-up deals; clear the deal columns."""
@@ -214,8 +227,8 @@ def deal_deck(V, S, t, deck, dealer, garde):
     n = 8 if V[P_FULL] else 5
     for i in range(4):
         m = 0
-        for c in deck[n * i:n * i + n]:
-            m |= 1 << c
+        for k in range(n * i, n * i + n):
+            m |= 1 << deck[k]
         row[HAND + ((dealer + 1 + i) & 3)] = m
     if n == 8:
         row[TURNUP] = -1
@@ -228,7 +241,7 @@ def deal_deck(V, S, t, deck, dealer, garde):
     _clear_deal(row)
 
 
-@njit(cache=True)
+@kernel
 def _clear_deal(row):
     for s in range(4):
         row[INITIAL + s] = row[HAND + s]
@@ -248,7 +261,7 @@ def _clear_deal(row):
     row[LAST_TRICK_SEAT] = -1
 
 
-@njit(cache=True)
+@kernel
 def deal_from_hands(V, S, t, dealer, garde, hands, turnup, stock):
     """DealState.from_hands: a deal from given cards (5 or 8 per hand, turn-up and stock for turn-up deals)."""
     row = S[t]
@@ -266,7 +279,7 @@ def deal_from_hands(V, S, t, dealer, garde, hands, turnup, stock):
 
 # --- legal actions -------------------------------------------------------------
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def legal_card_mask(hand, led, win_card, partner_winning, strain, overtrump_partner, undertrump):
     """play.legal_cards on masks: the cards of ``hand`` that may be played to a trick whose led suit is
     ``led`` (-1 when leading) and best card ``win_card``. The one copy of the rule in the kernels, used by
@@ -301,7 +314,7 @@ def legal_card_mask(hand, led, win_card, partner_winning, strain, overtrump_part
     return hand
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def legal_cards(V, row):
     """play.legal_cards for the seat to act."""
     seat = row[SEAT]
@@ -309,7 +322,7 @@ def legal_cards(V, row):
                            V[P_OVERTRUMP_PARTNER], V[P_UNDERTRUMP])
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _bit(a):
     """The (low word, high word) bits of action id a."""
     if a < 64:
@@ -317,7 +330,7 @@ def _bit(a):
     return 0, 1 << (a - 64)
 
 
-@njit(cache=True)
+@kernel
 def legal_call_words(V, row):
     """bidding.*_legal: the legal calls of the seat to speak, as (ids 0..63, ids 64..111) bit words."""
     seat = row[SEAT]
@@ -364,7 +377,7 @@ def legal_call_words(V, row):
     return lo, hi
 
 
-@njit(cache=True)
+@kernel
 def _call_rank(a):
     """Couleur / En face 0, Capot 1, En voiture 2."""
     if a >= EN_VOITURE and a != EN_FACE:
@@ -374,7 +387,7 @@ def _call_rank(a):
     return 0
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def legal_words(V, row):
     """The legal actions of the seat to act as two bit words (ids 0..63, 64..111), also kept in
     LEGAL_LO / LEGAL_HI; the legal action list is their set bits in ascending order."""
@@ -390,7 +403,7 @@ def legal_words(V, row):
     return lo, hi
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def popcount(x):
     x = np.uint64(x)
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
@@ -399,7 +412,7 @@ def popcount(x):
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _nth_bit(x, j):
     """Position of the j-th (from 0) set bit of x, lowest first."""
     for b in range(8):
@@ -411,7 +424,7 @@ def _nth_bit(x, j):
     return -1
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def nth_legal(lo, hi, j):
     """The j-th legal action in ascending order (``legal_actions()[j]``)."""
     n_lo = popcount(lo)
@@ -420,7 +433,7 @@ def nth_legal(lo, hi, j):
     return 64 + _nth_bit(hi, j - n_lo)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def is_legal(row, a):
     if a < 0 or a >= NUM_ACTIONS:
         return False
@@ -429,7 +442,7 @@ def is_legal(row, a):
     return (row[LEGAL_HI] >> (a - 64)) & 1 == 1
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def write_mask(row, out):
     """The legal actions (LEGAL_LO / LEGAL_HI) as a bool row of 112."""
     for w in range(2):
@@ -443,7 +456,7 @@ def write_mask(row, out):
 
 # --- calls -----------------------------------------------------------------------
 
-@njit(cache=True)
+@kernel
 def _set_contract(V, row, taker, strain, value, vindex, kind, level, caller):
     row[C_TAKER] = taker
     row[C_STRAIN] = strain
@@ -454,7 +467,7 @@ def _set_contract(V, row, taker, strain, value, vindex, kind, level, caller):
     row[C_CALLER] = caller
 
 
-@njit(cache=True)
+@kernel
 def _auction_contract(V, row):
     a = row[HIGH]
     vi = (a - BID) // 6
@@ -462,7 +475,7 @@ def _auction_contract(V, row):
     _set_contract(V, row, row[HIGH_SEAT], (a - BID) % 6, BID_VALUE[vi], vi, kind, row[LEVEL], row[HIGH_SEAT])
 
 
-@njit(cache=True)
+@kernel
 def _cobrecaf_contract(V, row):
     a = row[HIGH]
     caller = row[HIGH_SEAT]
@@ -476,7 +489,7 @@ def _cobrecaf_contract(V, row):
         _set_contract(V, row, caller, a - TAKE, 81, 11, KIND_COULEUR, row[LEVEL], caller)
 
 
-@njit(cache=True)
+@kernel
 def _make_contract(V, row):
     if V[P_BIDDING] == BIDDING_AUCTION:
         _auction_contract(V, row)
@@ -484,7 +497,7 @@ def _make_contract(V, row):
         _cobrecaf_contract(V, row)
 
 
-@njit(cache=True)
+@kernel
 def _doubling_apply(V, row, seat, a, redeal_passes):
     """bidding._doubling_apply: returns 1 when the bidding is over with a contract, CALL_REDEAL, or 0."""
     if a == PASS:
@@ -508,7 +521,7 @@ def _doubling_apply(V, row, seat, a, redeal_passes):
     return 0
 
 
-@njit(cache=True)
+@kernel
 def apply_call(V, row, a):
     """DealState._call."""
     seat = row[SEAT]
@@ -543,7 +556,7 @@ def apply_call(V, row, a):
 
 # --- start of play: turn-up, belote, declarations ----------------------------------
 
-@njit(cache=True)
+@kernel
 def _start_play(V, row):
     """DealState._start_play."""
     taker = row[C_TAKER]
@@ -572,13 +585,14 @@ def _start_play(V, row):
     row[SEAT] = lead
 
 
-@njit(cache=True)
+@kernel
 def _declarations(row, strain):
     """declarations.hand_declarations for each seat, then best_team."""
-    seat_of = np.empty(16, np.int64)
-    points = np.empty(16, np.int64)
-    top = np.empty(16, np.int64)
-    suit_of = np.empty(16, np.int64)
+    m = MAX_DECLARATIONS
+    seat_of = row[DECL_LIST:DECL_LIST + m]
+    points = row[DECL_LIST + m:DECL_LIST + 2 * m]
+    top = row[DECL_LIST + 2 * m:DECL_LIST + 3 * m]
+    suit_of = row[DECL_LIST + 3 * m:DECL_LIST + 4 * m]
     n = 0
     for seat in range(4):
         hand = row[HAND + seat]
@@ -627,7 +641,7 @@ def _declarations(row, strain):
         row[DECL_POINTS + team] = total
 
 
-@njit(cache=True)
+@kernel
 def _compare(pa, ta, sa, pb, tb, sb, strain):
     """declarations._compare: >0 if a beats b, <0 if b beats a, 0 for a tie."""
     if pa != pb:
@@ -643,7 +657,7 @@ def _compare(pa, ta, sa, pb, tb, sb, strain):
 
 # --- card play ----------------------------------------------------------------------
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def beats(card, win_card, strain):
     """Whether ``card`` takes the trick from ``win_card`` in a ``strain`` contract (rules.play.beats)."""
     if card >> 3 == win_card >> 3:
@@ -651,7 +665,7 @@ def beats(card, win_card, strain):
     return (TRUMP_MASK[strain] >> card) & 1 == 1
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def apply_card(V, row, card):
     """DealState._play."""
     seat = row[SEAT]
@@ -705,7 +719,7 @@ def apply_card(V, row, card):
         score_deal(V, row)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def apply_action(V, row, a):
     """DealState.apply for a legal action."""
     if a < 32:
@@ -716,12 +730,12 @@ def apply_action(V, row, a):
 
 # --- scoring (scoring.py) ----------------------------------------------------------------
 
-@njit(cache=True)
+@kernel
 def _round10(x):
     return (x + 5) // 10 * 10
 
 
-@njit(cache=True)
+@kernel
 def score_deal(V, row):
     """scoring.score_deal of the deal just played out: R_SCORE, R_OUTCOME, R_GARDE_OUT."""
     taker = row[C_TAKER]
@@ -869,7 +883,7 @@ def score_deal(V, row):
 
 # --- observation (observation.encode) --------------------------------------------------------
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _put_bits(out, offset, mask, nbytes):
     """Write the low ``8 * nbytes`` bits of ``mask`` as floats 0/1 at ``offset`` (zeros untouched)."""
     for b in range(nbytes):
@@ -880,12 +894,12 @@ def _put_bits(out, offset, mask, nbytes):
                 out[o + j] = BYTE_FLOATS[byte, j]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _put_mask(out, offset, mask):
     _put_bits(out, offset, mask, 4)
 
 
-@njit(cache=True)
+@kernel
 def encode(V, row, seat, out):
     """observation.encode(game, seat) of the table in ``row``, into ``out`` (float32[853])."""
     out[:] = 0.0
@@ -957,20 +971,21 @@ def encode(V, row, seat, out):
 
 # --- the game (game.GameState) and the batched step ------------------------------------------------
 
-@njit(cache=True)
+@kernel
 def new_episode(V, S, MT, MT0, t):
     """GameState(variant, rng=the table's generator): scores 0, dealer 0, first deal."""
-    MT0[t, :] = MT[t, :]
+    for i in range(MT.shape[1]):
+        MT0[t, i] = MT[t, i]
     row = S[t]
     row[SCORE] = 0
     row[SCORE + 1] = 0
     row[NDEALS] = 1
     row[LOGLEN] = 0
     row[REDEALS] = 0
-    deal_new(V, S, t, MT[t], 0, 0, np.empty(32, np.int64))
+    deal_new(V, S, t, MT[t], 0, 0)
 
 
-@njit(cache=True)
+@kernel
 def _end_deal(V, scale, S, MT, MT0, t, j, rew, info, final_seat, final_obs):
     """GameState._end_deal at table ``t`` and the AEC env's rewards (outputs in row ``j``); returns True when the
     episode is over. Where ``final_seat[j] >= 0``, the episode's last observation of that seat (the AEC env's, at
@@ -1024,7 +1039,7 @@ def _end_deal(V, scale, S, MT, MT0, t, j, rew, info, final_seat, final_obs):
         new_episode(V, S, MT, MT0, t)
         return True
     if truncated:  # the AEC env's max_redeals: the next deal is dealt (as GameState does), then the episode is cut
-        deal_new(V, S, t, MT[t], (row[DEALER] + 1) & 3, row[R_GARDE_OUT], np.empty(32, np.int64))
+        deal_new(V, S, t, MT[t], (row[DEALER] + 1) & 3, row[R_GARDE_OUT])
         info[j, I_SCORE0] = row[SCORE]
         info[j, I_SCORE1] = row[SCORE + 1]
         info[j, I_WINNER] = -1
@@ -1036,11 +1051,11 @@ def _end_deal(V, scale, S, MT, MT0, t, j, rew, info, final_seat, final_obs):
         return True
     garde = row[R_GARDE_OUT]
     row[NDEALS] += 1
-    deal_new(V, S, t, MT[t], (row[DEALER] + 1) & 3, garde, np.empty(32, np.int64))
+    deal_new(V, S, t, MT[t], (row[DEALER] + 1) & 3, garde)
     return False
 
 
-@njit(cache=True)
+@kernel
 def check_actions(S, actions):
     """Index of the first table whose action is not legal, or -1."""
     for t in range(actions.shape[0]):
@@ -1049,12 +1064,15 @@ def check_actions(S, actions):
     return -1
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def info_row(row, o):
     """``o``: ``row`` with what its seat to act may not know cleared (other seats' cards now and as dealt, their
     belote pairs, the stock; the declarations until the first trick is complete, then those of the team that does
-    not score them)."""
-    o[:] = row
+    not score them; the scratch columns, which hold the dealt deck and every declaration)."""
+    for c in range(row.shape[0]):
+        o[c] = row[c]
+    o[DECK:DECK + 32] = 0
+    o[DECL_LIST:DECL_LIST + 4 * MAX_DECLARATIONS] = 0
     seat = row[SEAT]
     for s in range(4):
         if s != seat:
@@ -1074,7 +1092,7 @@ def info_row(row, o):
         o[DECL_TEAM] = -1
 
 
-@njit(cache=True)
+@kernel
 def info_rows(S, tables, out):
     """``out[j]``: :func:`info_row` of row ``tables[j]`` of S: the engine-layout twin of
     ``VectorEnv.info_state``, read by kernel copies of rule-based agents."""
@@ -1082,7 +1100,7 @@ def info_rows(S, tables, out):
         info_row(S[tables[j]], out[j])
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def observe_table(V, row, t, obs, mask, seat_out):
     """Row ``t`` of ``obs``, ``mask``, ``seat_out``: the seat to act in ``row``, its legal mask (kept in
     LEGAL_LO / LEGAL_HI) and its observation."""
@@ -1093,28 +1111,28 @@ def observe_table(V, row, t, obs, mask, seat_out):
     encode(V, row, seat, obs[t])
 
 
-@njit(cache=True)
+@kernel
 def observe(V, S, obs, mask, seat_out):
     """Seat to act, its legal mask (kept in LEGAL_LO / LEGAL_HI) and its observation, for every table."""
     for t in range(S.shape[0]):
         observe_table(V, S[t], t, obs, mask, seat_out)
 
 
-@njit(cache=True)
+@kernel
 def observe_seats(V, S, tables, seats, obs):
     """The observation of seat ``seats[k]`` at table ``tables[k]`` (any seat, not only the one to act)."""
     for k in range(tables.shape[0]):
         encode(V, S[tables[k]], seats[k], obs[k])
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _step_table(V, scale, S, MT, MT0, LOG, t, j, a, obs, mask, seat_out, rew, done, info, final_seat, final_obs):
     """Table ``t`` takes action ``a``; its outputs go to row ``j`` of the output arrays."""
     apply_step(V, scale, S, MT, MT0, LOG, t, j, a, rew, done, info, final_seat, final_obs)
     observe_table(V, S[t], j, obs, mask, seat_out)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def apply_step(V, scale, S, MT, MT0, LOG, t, j, a, rew, done, info, final_seat, final_obs):
     """Table ``t`` takes the legal action ``a`` (logged; the log must have room): a deal it ends is scored and an
     episode it ends is reset, as :func:`step` does, with the outputs in row ``j``; nothing is observed (the legal
@@ -1129,7 +1147,7 @@ def apply_step(V, scale, S, MT, MT0, LOG, t, j, a, rew, done, info, final_seat, 
         done[j] = _end_deal(V, scale, S, MT, MT0, t, j, rew, info, final_seat, final_obs)
 
 
-@njit(cache=True)
+@kernel
 def step(V, scale, S, MT, MT0, LOG, actions, obs, mask, seat_out, rew, done, info, final_seat, final_obs):
     """Apply one legal action per table (checked beforehand by check_actions), reset finished
     episodes, then observe every table. Returns the longest episode log (LOGLEN). ``final_seat`` /
@@ -1140,7 +1158,7 @@ def step(V, scale, S, MT, MT0, LOG, actions, obs, mask, seat_out, rew, done, inf
     return _longest_log(S)
 
 
-@njit(cache=True, parallel=True)
+@kernel(parallel=True)
 def step_parallel(V, scale, S, MT, MT0, LOG, actions, obs, mask, seat_out, rew, done, info, final_seat, final_obs):
     """:func:`step` with the tables shared among numba's threads (each table is independent)."""
     for t in prange(S.shape[0]):
@@ -1149,7 +1167,7 @@ def step_parallel(V, scale, S, MT, MT0, LOG, actions, obs, mask, seat_out, rew, 
     return _longest_log(S)
 
 
-@njit(cache=True)
+@kernel
 def step_tables(V, scale, S, MT, MT0, LOG, tables, actions, obs, mask, seat_out, rew, done, info, final_seat,
                 final_obs):
     """:func:`step` for the tables ``tables`` only (``actions[j]`` at table ``tables[j]``); the others wait.
@@ -1160,7 +1178,7 @@ def step_tables(V, scale, S, MT, MT0, LOG, tables, actions, obs, mask, seat_out,
     return _longest_log(S)
 
 
-@njit(cache=True)
+@kernel
 def _longest_log(S):
     longest = 0
     for t in range(S.shape[0]):
@@ -1168,7 +1186,7 @@ def _longest_log(S):
     return longest
 
 
-@njit(cache=True)
+@kernel
 def reset_tables(V, S, MT, MT0):
     for t in range(S.shape[0]):
         new_episode(V, S, MT, MT0, t)
@@ -1176,15 +1194,14 @@ def reset_tables(V, S, MT, MT0):
 
 # --- whole random deals --------------------------------------------------------------------------
 
-@njit(cache=True)
-def rollout(V, mt, num_deals, scores, outcomes):
-    """``play_random_deal(variant, rng, dealer=k % 4)`` for k < num_deals, rng = the generator in mt:
-    random deals, uniformly random legal actions (``rng.choice``), scores and outcomes out."""
-    S = np.zeros((1, NUM_COLUMNS), np.int64)
+@kernel
+def rollout(V, mt, S, scores, outcomes):
+    """``play_random_deal(variant, rng, dealer=k % 4)`` for k < len(scores), rng = the generator in mt:
+    random deals, uniformly random legal actions (``rng.choice``), scores and outcomes out; ``S`` is one
+    table's row of scratch."""
     row = S[0]
-    deck = np.empty(32, np.int64)
-    for k in range(num_deals):
-        deal_new(V, S, 0, mt, k & 3, 0, deck)
+    for k in range(scores.shape[0]):
+        deal_new(V, S, 0, mt, k & 3, 0)
         while row[PHASE] != PH_DONE:
             lo, hi = legal_words(V, row)
             apply_action(V, row, nth_legal(lo, hi, randbelow(mt, popcount(lo) + popcount(hi))))
@@ -1194,15 +1211,14 @@ def rollout(V, mt, num_deals, scores, outcomes):
 
 
 
-@njit(cache=True)
-def rollout_counter(V, seed, num_deals, scores, outcomes):
+@kernel
+def rollout_counter(V, seed, S, st, scores, outcomes):
     """:func:`rollout` with deal k's numbers from its own counter-based stream (:mod:`.streams`, ``(seed, k)``):
-    ``play_random_deal(variant, DealStream(seed, k), dealer=k % 4)`` for k < num_deals."""
-    S = np.zeros((1, NUM_COLUMNS), np.int64)
+    ``play_random_deal(variant, DealStream(seed, k), dealer=k % 4)`` for k < len(scores); ``st`` is the
+    stream's state (uint64[1])."""
     row = S[0]
-    deck = np.empty(32, np.int64)
-    st = np.zeros(1, np.uint64)
-    for k in range(num_deals):
+    deck = S[0, DECK:DECK + 32]
+    for k in range(scores.shape[0]):
         st[0] = streams.start(np.uint64(seed), np.uint64(k))
         for c in range(32):
             deck[c] = c

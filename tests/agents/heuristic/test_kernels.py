@@ -69,11 +69,13 @@ def test_info_rows_clear_every_hidden_card(name):
                         assert info[base + s] == 0 or (base == K.DECL_CARDS and row[K.NTRICKS] > 0
                                                        and s & 1 == row[K.DECL_TEAM])
             assert not info[K.STOCK:K.STOCK + 11].any()
+            scratch = set(range(K.DECK, K.DECK + 32)) | set(range(K.DECL_LIST, K.DECL_LIST + 4 * K.MAX_DECLARATIONS))
+            assert not info[sorted(scratch)].any()  # the dealt deck and every declaration
             if row[K.NTRICKS] == 0:
                 assert info[K.DECL_TEAM] == -1 and not info[K.DECL_POINTS:K.DECL_POINTS + 2].any()
             changed = set(np.flatnonzero(info != row).tolist())
             allowed = {b + s for b in hidden for s in range(4)} | set(range(K.STOCK, K.STOCK + 11)) \
-                | {K.DECL_TEAM, K.DECL_POINTS, K.DECL_POINTS + 1}
+                | {K.DECL_TEAM, K.DECL_POINTS, K.DECL_POINTS + 1} | scratch
             assert changed <= allowed
             assert info[K.HAND + seat] == row[K.HAND + seat]
 
