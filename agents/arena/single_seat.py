@@ -79,7 +79,9 @@ def _fused_heuristic(partner: Agent, opponents: Agent):
     from agents.heuristic.agent import HeuristicAgent, kernels
 
     if type(partner) is HeuristicAgent and type(opponents) is HeuristicAgent:
-        return kernels().play_to_learner
+        k = kernels()
+        scratch = k.play_scratch(OBS_SIZE)
+        return lambda *args: k.play_to_learner(*args, *scratch)
     return None
 
 
@@ -185,12 +187,13 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         truncated = extra["truncated"]
         infos = {"action_mask": self._mask.copy()}
         if ended.any():
-            infos["final_obs"] = np.array([extra["final_obs"][i] if ended[i] else None for i in range(n)],
-                                          dtype=object)
+            infos["final_obs"] = final = np.full(n, None, dtype=object)
+            for i in np.flatnonzero(ended):
+                final[i] = extra["final_obs"][i]
             infos["_final_obs"] = ended.copy()
             infos["scores"], infos["_scores"] = extra["scores"], ended.copy()
             infos["winner"], infos["_winner"] = extra["winner"], ended.copy()
-        return self._obs.copy(), rewards, ended & ~truncated, truncated, infos
+        return self._obs, rewards, ended & ~truncated, truncated, infos  # self._obs: a new array at every step
 
     def action_masks(self) -> np.ndarray:
         """bool[num_envs, 112]: each sub-env's legal actions (as sb3-contrib's MaskablePPO asks for them)."""

@@ -23,7 +23,6 @@ change to the agent's constants recompiles it.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from agents.heuristic.agent import CALIBRATION, MASTER_PENALTY
 from belote_env.fast.kernels import (
@@ -47,6 +46,7 @@ from belote_env.fast.kernels import (
     LOGLEN,
     NCALLS,
     NTRICKS,
+    NUM_COLUMNS,
     NUM_INFO,
     PH_BIDDING,
     PHASE,
@@ -62,6 +62,7 @@ from belote_env.fast.kernels import (
     beats,
     info_row,
     is_legal,
+    kernel,
     legal_words,
     nth_legal,
     observe_table,
@@ -95,12 +96,12 @@ _BID_80 = BID_VALUE[0]
 assert all(BID_VALUE[i] == _BID_80 + 10 * i for i in range(9)), "the kernel indexes bid values 80..160 by tens"
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _byte(hand, suit):
     return (hand >> (8 * suit)) & 0xFF
 
 
-@njit(cache=True)
+@kernel
 def _trump_features(hand, trump, belote_counts):
     tr = _byte(hand, trump)
     n = popcount(tr)
@@ -137,7 +138,7 @@ def _trump_features(hand, trump, belote_counts):
     return v
 
 
-@njit(cache=True)
+@kernel
 def _no_trump_features(hand, officielles):
     v = 0.0
     ace = 19 if officielles else 11
@@ -158,7 +159,7 @@ def _no_trump_features(hand, officielles):
     return v
 
 
-@njit(cache=True)
+@kernel
 def _all_trump_features(hand):
     v = 0.0
     for s in range(4):
@@ -176,7 +177,7 @@ def _all_trump_features(hand):
     return v
 
 
-@njit(cache=True)
+@kernel
 def _estimate(V, hand, strain):
     """estimate_points(hand, strain, variant)."""
     full = 1 if V[P_FULL] else 0
@@ -192,7 +193,7 @@ def _estimate(V, hand, strain):
     return _CAL[full, kind, 0] + _CAL[full, kind, 1] * f
 
 
-@njit(cache=True)
+@kernel
 def _defense(hand, strain):
     """defense_points(hand, strain)."""
     if strain >= 4:
@@ -223,14 +224,14 @@ def _defense(hand, strain):
     return v
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _bid_action(value, strain):
     return BID + 6 * ((value - _BID_80) // 10) + strain
 
 
 # --------------------------------------------------------------------------- bidding
 
-@njit(cache=True)
+@kernel
 def _bid_take_or_pass(V, row, legal, nlegal):
     hand = row[HAND + row[SEAT]] | (1 << row[TURNUP])
     best, best_e = PASS, -1.0
@@ -245,7 +246,7 @@ def _bid_take_or_pass(V, row, legal, nlegal):
     return best if best_e >= need else PASS
 
 
-@njit(cache=True)
+@kernel
 def _bid_auction(V, row):
     seat = row[SEAT]
     hand = row[HAND + seat]
@@ -302,7 +303,7 @@ def _bid_auction(V, row):
     return PASS
 
 
-@njit(cache=True)
+@kernel
 def _bid_81(V, row):
     seat = row[SEAT]
     own = row[HAND + seat]
@@ -314,16 +315,18 @@ def _bid_81(V, row):
     if high >= 0 and (high_seat ^ seat) == 2:
         return PASS
     up = turnup >> 3
-    ests = np.empty(4)
     best_s = 0
-    for s in range(4):
-        ests[s] = _estimate(V, hand, s)
-        if ests[s] > ests[best_s]:
-            best_s = s
+    best = est_up = _estimate(V, hand, 0)
+    for s in range(1, 4):
+        e = _estimate(V, hand, s)
+        if s == up:
+            est_up = e
+        if e > best:
+            best_s, best = s, e
     if high < 0 or (high_seat ^ seat) & 1:
         need = 96 if high < 0 else 104
         a = EN_VOITURE + best_s
-        if ests[best_s] >= need and is_legal(row, a):
+        if best >= need and is_legal(row, a):
             return a
     if high >= 0 and (high_seat ^ seat) & 1 and is_legal(row, COINCHE):
         if high == EN_FACE:
@@ -344,14 +347,14 @@ def _bid_81(V, row):
             if o != up and _byte(own, o) & _RA:
                 aces += 1
         if (rank == JACK or rank == NINE) and (tr & (_RJ | _R9) or popcount(tr) >= 2) and aces >= 1 \
-                and ests[up] >= 84:
+                and est_up >= 84:
             return EN_FACE
     return PASS
 
 
 # --------------------------------------------------------------------------- card play
 
-@njit(cache=True)
+@kernel
 def _voids(row, strain, trump, voids):
     """``voids[s]``: a 4-bit mask of the suits seat ``s`` has shown it no longer holds (_voids)."""
     voids[:] = 0
@@ -377,7 +380,7 @@ def _voids(row, strain, trump, voids):
                 win_card, win_seat = c, s
 
 
-@njit(cache=True)
+@kernel
 def _can_be_beaten(card, seat, n_after, voids, higher, unseen, led, trump, trump_unseen):
     suit = card >> 3
     any_opp = False
@@ -399,7 +402,7 @@ def _can_be_beaten(card, seat, n_after, voids, higher, unseen, led, trump, trump
     return False
 
 
-@njit(cache=True)
+@kernel
 def _low(legal, nlegal, points, strength, trump):
     """min(legal, key=(points, is trump, strength)): the first of the smallest keys."""
     best = legal[0]
@@ -412,7 +415,7 @@ def _low(legal, nlegal, points, strength, trump):
     return best
 
 
-@njit(cache=True)
+@kernel
 def _play(V, row, legal, nlegal, voids):
     seat = row[SEAT]
     hand = row[HAND + seat]
@@ -491,7 +494,7 @@ def _play(V, row, legal, nlegal, voids):
     return _low(legal, nlegal, points, strength, trump)
 
 
-@njit(cache=True)
+@kernel
 def _lead(row, legal, nlegal, seat, hand, trump, unseen, points, strength, higher, voids, taking, taker):
     o1, o2 = seat ^ 1, seat ^ 3
     if trump >= 0:
@@ -552,7 +555,7 @@ def _lead(row, legal, nlegal, seat, hand, trump, unseen, points, strength, highe
 
 # --------------------------------------------------------------------------- entry
 
-@njit(cache=True)
+@kernel
 def decide(V, row, legal, voids):
     """HeuristicAgent.act for the seat to act in one info row (``VectorEnv.info_rows``); ``legal`` (112 ints)
     and ``voids`` (4) are scratch space."""
@@ -572,18 +575,18 @@ def decide(V, row, legal, voids):
     return _play(V, row, legal, n, voids)
 
 
-@njit(cache=True)
-def act_rows(V, rows, out):
-    """``out[j]``: the heuristic's action at ``rows[j]`` (int64 info rows of the variant ``V``)."""
-    legal = np.empty(112, dtype=np.int64)
-    voids = np.empty(4, dtype=np.int64)
+@kernel
+def act_rows(V, rows, out, legal, voids):
+    """``out[j]``: the heuristic's action at ``rows[j]`` (int64 info rows of the variant ``V``); ``legal`` and
+    ``voids`` are scratch (int64[112], int64[4])."""
     for j in range(rows.shape[0]):
         out[j] = decide(V, rows[j], legal, voids)
 
 
-@njit(cache=True)
+@kernel
 def play_to_learner(V, scale, S, MT, MT0, LOG, tables, start, learner, win, learner_actions, rewards, ended,
-                    final_obs, scores, winner, truncated, obs, mask, seat_out):
+                    final_obs, scores, winner, truncated, obs, mask, seat_out, legal, voids, row_info, rew, info, done,
+                    fseat, fobs):
     """The heuristic at every seat but ``learner``, inside the engine: at each table ``t`` of ``tables`` (from
     position ``start``), first the learner's action ``learner_actions[t]`` (legal, checked by the caller; -1:
     none, the learner is not to act), then the heuristic plays until ``learner`` is to act, as ``act_rows`` and
@@ -593,15 +596,7 @@ def play_to_learner(V, scale, S, MT, MT0, LOG, tables, start, learner, win, lear
     the deal's score difference over ``scale``) add to ``rewards[t]``, and the end sets ``ended[t]``,
     ``final_obs[t]``, ``scores[t]``, ``winner[t]``, ``truncated[t]``. Every array is indexed by table. Returns
     the position in ``tables`` reached: less than ``len(tables)`` when a table's log is full (grow it and call
-    again from there)."""
-    legal = np.empty(112, dtype=np.int64)
-    voids = np.empty(4, dtype=np.int64)
-    row_info = np.empty(S.shape[1], dtype=np.int64)
-    rew = np.zeros((1, 4), dtype=np.float32)
-    info = np.full((1, NUM_INFO), -1, dtype=np.int64)
-    done = np.zeros(1, dtype=np.bool_)
-    fseat = np.full(1, -1, dtype=np.int64)
-    fobs = np.zeros((1, final_obs.shape[1]), dtype=np.float32)
+    again from there). The arguments from ``legal`` on are scratch, from :func:`play_scratch`."""
     for j in range(start, tables.shape[0]):
         t = tables[j]
         first = learner_actions[t]
@@ -629,10 +624,19 @@ def play_to_learner(V, scale, S, MT, MT0, LOG, tables, start, learner, win, lear
                     rewards[t] += d if learner % 2 == 0 else -d
                 if done[0]:
                     ended[t] = True
-                    final_obs[t, :] = fobs[0]
+                    for i in range(fobs.shape[1]):
+                        final_obs[t, i] = fobs[0, i]
                     scores[t, 0] = info[0, I_SCORE0]
                     scores[t, 1] = info[0, I_SCORE1]
                     winner[t] = info[0, I_WINNER]
                     truncated[t] = info[0, I_TRUNCATED] == 1
         observe_table(V, S[t], t, obs, mask, seat_out)
     return tables.shape[0]
+
+
+def play_scratch(obs_size: int):
+    """The scratch arrays of :func:`play_to_learner` (its last eight arguments), which allocates nothing: these
+    kernels compile without numba's reference counting, as the engine's (``belote_env.fast.kernels``)."""
+    return (np.empty(112, dtype=np.int64), np.empty(4, dtype=np.int64), np.empty(NUM_COLUMNS, dtype=np.int64),
+            np.zeros((1, 4), dtype=np.float32), np.full((1, NUM_INFO), -1, dtype=np.int64),
+            np.zeros(1, dtype=np.bool_), np.full(1, -1, dtype=np.int64), np.zeros((1, obs_size), dtype=np.float32))
