@@ -31,7 +31,10 @@ def _same_as_single_agent_envs(variant, seat, steps, n=6, seed=11, opponents="he
     ends = 0
     for _ in range(steps):
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in infos["action_mask"]])
+        previous, kept = obs, obs.copy()
         obs, rewards, terminated, truncated, infos = vec.step(actions)
+        assert np.array_equal(previous, kept)  # a step's observations are handed over, never written again
+        previous.fill(-1.0)  # and what the caller does with them changes nothing in the env
         assert rewards.dtype == np.float64 and obs.dtype == np.float32
         for i, env in enumerate(singles):
             o, r, term, trunc, info = env.step(int(actions[i]))
