@@ -212,7 +212,8 @@ class HeuristicAgent(Agent):
         if type(self) is not HeuristicAgent:
             return None
         out = np.empty(len(rows), dtype=np.int64)
-        kernels().act_rows(params, rows, out, np.empty(112, dtype=np.int64), np.empty(4, dtype=np.int64))
+        k = kernels()
+        k.act_rows(params, rows, out, *k.decide_scratch())
         return out
 
     # ------------------------------------------------------------------ bidding

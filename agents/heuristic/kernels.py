@@ -85,7 +85,7 @@ from belote_env.fast.tables import (
     STRENGTH,
     SUIT_MASKS,
 )
-from belote_env.rules.actions import BID, COINCHE, EN_FACE, EN_VOITURE, PASS, SURCOINCHE, TAKE
+from belote_env.rules.actions import BID, COINCHE, EN_FACE, EN_VOITURE, NUM_ACTIONS, PASS, SURCOINCHE, TAKE
 from belote_env.rules.cards import JACK, NINE, NO_TRUMP
 
 # CALIBRATION as [full deal?][suit, no trump, all trump][base, scale]
@@ -578,7 +578,7 @@ def decide(V, row, legal, voids):
 @kernel
 def act_rows(V, rows, out, legal, voids):
     """``out[j]``: the heuristic's action at ``rows[j]`` (int64 info rows of the variant ``V``); ``legal`` and
-    ``voids`` are scratch (int64[112], int64[4])."""
+    ``voids`` are scratch (:func:`decide_scratch`)."""
     for j in range(rows.shape[0]):
         out[j] = decide(V, rows[j], legal, voids)
 
@@ -634,9 +634,16 @@ def play_to_learner(V, scale, S, MT, MT0, LOG, tables, start, learner, win, lear
     return tables.shape[0]
 
 
+def decide_scratch():
+    """``legal`` and ``voids``, the scratch of :func:`decide` (and :func:`act_rows`' last two arguments). These
+    kernels allocate nothing: they compile without numba's reference counting, as the engine's
+    (``belote_env.fast.kernels``)."""
+    return np.empty(NUM_ACTIONS, dtype=np.int64), np.empty(4, dtype=np.int64)
+
+
 def play_scratch(obs_size: int):
-    """The scratch arrays of :func:`play_to_learner` (its last eight arguments), which allocates nothing: these
-    kernels compile without numba's reference counting, as the engine's (``belote_env.fast.kernels``)."""
-    return (np.empty(112, dtype=np.int64), np.empty(4, dtype=np.int64), np.empty(NUM_COLUMNS, dtype=np.int64),
-            np.zeros((1, 4), dtype=np.float32), np.full((1, NUM_INFO), -1, dtype=np.int64),
-            np.zeros(1, dtype=np.bool_), np.full(1, -1, dtype=np.int64), np.zeros((1, obs_size), dtype=np.float32))
+    """The scratch arrays of :func:`play_to_learner` (its last eight arguments): :func:`decide_scratch`, then an
+    info row and one table's step outputs."""
+    return (*decide_scratch(), np.empty(NUM_COLUMNS, dtype=np.int64), np.zeros((1, 4), dtype=np.float32),
+            np.full((1, NUM_INFO), -1, dtype=np.int64), np.zeros(1, dtype=np.bool_), np.full(1, -1, dtype=np.int64),
+            np.zeros((1, obs_size), dtype=np.float32))
