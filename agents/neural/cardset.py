@@ -8,10 +8,15 @@ The observation (:mod:`belote_env.observation`) is read as 32 card tokens and on
 - the context is every other entry of the observation (the calls, the contract, the trick's leader and winner,
   the scores...), through a small MLP, added to every token.
 
-``depth`` blocks of self-attention between the cards of a row (``heads`` heads; none with ``heads=0``) and a
-per-token MLP, each with a residual connection, then: each card token scores its own card action (actions 0..31 are the cards), and the
-mean and max of the tokens with the context give the 80 call logits and the value. Rows never mix, so a row's
-result does not depend on the batch beyond the products' own kernels (:mod:`agents.neural.protocol`).
+``depth`` blocks, each with a residual connection: self-attention between the cards of a row (``heads`` heads;
+none with ``heads=0``), then a per-token MLP. With ``suit_pooling`` (the default) the MLP of a token also reads the
+mean of the tokens of its suit and the mean of all 32 tokens, each through its own linear map: a card learns
+whether the higher cards of its suit are still out, or how many trumps are left, without attention's cost. Then
+each card token scores its own card action (actions 0..31 are the cards), and the summary (with
+``suit_pooling``, the mean of each suit's tokens, in suit order, so that a call can tell which suit holds the
+strength; else the mean of all tokens), the max of the tokens and the context give the 80 call logits and the
+value. Rows never mix, so a row's result does not depend on the batch beyond the products' own kernels
+(:mod:`agents.neural.protocol`).
 """
 
 from __future__ import annotations
@@ -38,41 +43,57 @@ CARD_FEATURES = len(CARD_COLUMNS)
 CONTEXT_COLUMNS = sorted(set(range(OBS_SIZE)) - {c for cols in CARD_COLUMNS for c in cols})
 
 
-class _Block(nn.Module):
-    """Self-attention between the cards of a row (none when ``heads`` is 0: a set network, whose tokens meet only
-    through the context and the final pooling), then a per-token MLP; both residual, pre-normalised."""
+def suit_means(x: torch.Tensor) -> torch.Tensor:
+    """The mean of each suit's tokens, ``[B, 4, width]`` (card ``suit * 8 + rank``, :mod:`belote_env.rules.cards`)."""
+    return x.view(x.shape[0], 4, 8, x.shape[2]).mean(2)
 
-    def __init__(self, width: int, heads: int):
+
+class _Block(nn.Module):
+    """Self-attention between the cards of a row (none when ``heads`` is 0), then a per-token MLP that also reads
+    its suit's and the deal's mean token when ``suit_pooling``; both residual, pre-normalised. Without attention
+    nor pooling, tokens meet only through the context and the final summary."""
+
+    def __init__(self, width: int, heads: int, suit_pooling: bool):
         super().__init__()
         self.norm1, self.norm2 = nn.LayerNorm(width), nn.LayerNorm(width)
         self.attention = nn.MultiheadAttention(width, heads, batch_first=True) if heads else None
+        self.suit = nn.Linear(width, width, bias=False) if suit_pooling else None
+        self.deal = nn.Linear(width, width, bias=False) if suit_pooling else None
         self.mlp = nn.Sequential(nn.Linear(width, 2 * width), nn.ReLU(), nn.Linear(2 * width, width))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if self.attention is not None:
             h = self.norm1(x)
             x = x + self.attention(h, h, h, need_weights=False)[0]
-        return x + self.mlp(self.norm2(x))
+        h = self.norm2(x)
+        if self.suit is not None:
+            b, _, width = h.shape
+            suits = suit_means(h)                                               # [B, 4, width]
+            pooled = self.suit(suits)[:, :, None, :] + self.deal(suits.mean(1))[:, None, None, :]
+            h = (h.view(b, 4, 8, width) + pooled).view(b, NUM_CARDS, width)
+        return x + self.mlp(h)
 
 
 class CardSetNet(nn.Module):
     """Cards as tokens; see the module docstring. ``width``: token size; ``depth``: blocks; ``heads``: attention
-    heads of each block (a divisor of ``width``; 0: no attention, a set network)."""
+    heads of each block (a divisor of ``width``; 0: no attention, a set network); ``suit_pooling``: each block's
+    tokens read their suit's and the deal's mean token, and the summary keeps each suit's mean apart (False: the
+    network before pooling, tokens meet only at the summary, through one mean over all 32)."""
 
-    def __init__(self, width: int = 32, depth: int = 1, heads: int = 0):
+    def __init__(self, width: int = 32, depth: int = 1, heads: int = 0, suit_pooling: bool = True):
         super().__init__()
         if width < 1 or depth < 0 or heads < 0 or (heads and width % heads):
             raise ValueError(f"width >= 1, depth >= 0 and heads 0 or dividing width, got {width}, {depth}, {heads}")
-        self.width, self.depth, self.heads = int(width), int(depth), int(heads)
+        self.width, self.depth, self.heads, self.suit_pooling = int(width), int(depth), int(heads), bool(suit_pooling)
         self.register_buffer("card_index", torch.tensor(CARD_COLUMNS).t().contiguous(), persistent=False)
         self.register_buffer("context_index", torch.tensor(CONTEXT_COLUMNS), persistent=False)
         self.card_embedding = nn.Parameter(torch.randn(NUM_CARDS, width) * 0.1)
         self.card_features = nn.Linear(CARD_FEATURES, width)
         self.context = nn.Sequential(nn.Linear(len(CONTEXT_COLUMNS), 2 * width), nn.ReLU(), nn.Linear(2 * width, width))
-        self.blocks = nn.ModuleList(_Block(width, heads) for _ in range(depth))
+        self.blocks = nn.ModuleList(_Block(width, heads, self.suit_pooling) for _ in range(depth))
         self.norm = nn.LayerNorm(width)
         self.card_logit = nn.Linear(width, 1)
-        self.summary = nn.Sequential(nn.Linear(3 * width, 2 * width), nn.ReLU())
+        self.summary = nn.Sequential(nn.Linear((6 if self.suit_pooling else 3) * width, 2 * width), nn.ReLU())
         self.call_logits = nn.Linear(2 * width, NUM_ACTIONS - NUM_CARDS)
         self.value = nn.Linear(2 * width, 1)
         nn.init.zeros_(self.call_logits.bias)
@@ -80,7 +101,7 @@ class CardSetNet(nn.Module):
         nn.init.normal_(self.card_logit.weight, std=0.01)
 
     def config(self) -> dict:
-        return {"width": self.width, "depth": self.depth, "heads": self.heads}
+        return {"width": self.width, "depth": self.depth, "heads": self.heads, "suit_pooling": self.suit_pooling}
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         features = obs[:, self.card_index]                                  # [B, 32, 14]
@@ -90,7 +111,8 @@ class CardSetNet(nn.Module):
             x = block(x)
         x = self.norm(x)
         card_logits = self.card_logit(x).squeeze(-1)                        # [B, 32]: each card its own action
-        summary = self.summary(torch.cat([x.mean(1), x.amax(1), context], dim=1))
+        pooled = suit_means(x).flatten(1) if self.suit_pooling else x.mean(1)  # [B, 4 * width] or [B, width]
+        summary = self.summary(torch.cat([pooled, x.amax(1), context], dim=1))
         logits = torch.cat([card_logits, self.call_logits(summary)], dim=1)
         return logits, self.value(summary).squeeze(-1)
 
