@@ -96,6 +96,15 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
     return demo
 
 
+def clone_losses(net: nn.Module, obs, mask, actions, returns):
+    """The warm start's losses on one minibatch: (masked logits, cross-entropy against the demonstrator's
+    ``actions``, half the squared error of the value against ``returns``)."""
+    mask = mask.bool()
+    logits, value = net(obs, mask)
+    logits = mask_logits(logits, mask)
+    return (logits, nn.functional.cross_entropy(logits, actions), 0.5 * ((value - returns) ** 2).mean())
+
+
 def behaviour_clone(net: nn.Module, demo: Demonstrations, args, writer=None, critic=None) -> dict:
     """Fit ``net`` to the demonstrations: masked cross-entropy on the policy head, plus ``bc_value_coef`` times
     the squared error of the value head against the deal rewards. 5 % of the decisions (at most 10,000) are
@@ -124,11 +133,8 @@ def behaviour_clone(net: nn.Module, demo: Demonstrations, args, writer=None, cri
             # the learning rate falls linearly to a tenth over the warm start
             optimizer.param_groups[0]["lr"] = args.bc_learning_rate * (1.0 - 0.9 * step / total)
             mb = order[lo:lo + args.bc_batch_size]
-            mb_mask = mask[mb].bool()
-            logits, value = net(obs.index_select(0, mb), mb_mask)
-            logits = mask_logits(logits, mb_mask)
-            policy_loss = nn.functional.cross_entropy(logits, actions[mb])
-            value_loss = 0.5 * ((value - returns[mb]) ** 2).mean()
+            logits, policy_loss, value_loss = clone_losses(net, obs.index_select(0, mb), mask[mb], actions[mb],
+                                                           returns[mb])
             loss = policy_loss + args.bc_value_coef * value_loss
             if critic is not None:
                 critic_loss = 0.5 * ((critic(obs.index_select(0, mb), hidden[mb].float()) - returns[mb]) ** 2).mean()
@@ -148,7 +154,8 @@ def behaviour_clone(net: nn.Module, demo: Demonstrations, args, writer=None, cri
             step += 1
             bar.update(1)
         figures = {k: v / seen for k, v in sums.items()}
-        figures.update(_bc_validation(net, obs.index_select(0, val_idx), mask[val_idx], actions[val_idx], returns[val_idx]))
+        figures.update(clone_validation(net, obs.index_select(0, val_idx), mask[val_idx], actions[val_idx],
+                                        returns[val_idx]))
         if writer is not None:
             for k, v in figures.items():
                 writer.add_scalar(f"bc/{k}", v, epoch)
@@ -160,7 +167,7 @@ def behaviour_clone(net: nn.Module, demo: Demonstrations, args, writer=None, cri
 
 
 @torch.no_grad()
-def _bc_validation(net, obs, mask, actions, returns) -> dict:
+def clone_validation(net, obs, mask, actions, returns) -> dict:
     """Held-out accuracy, overall and for the auction (actions >= 32) and the card play; value loss."""
     if len(actions) == 0:
         return {}

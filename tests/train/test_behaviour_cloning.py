@@ -40,7 +40,7 @@ def test_cloning_fits_the_demonstrator():
     demo = bc.record_demonstrations(load_variant("coinche"), "heuristic", 4000, seed=1)
     net = PolicyValueNet(hidden_sizes=[64])
     args = train.Args(bc_agent="heuristic", bc_epochs=4, bc_batch_size=128, progress=False)
-    before = bc._bc_validation(net, torch.from_numpy(demo.obs), torch.from_numpy(demo.mask),
+    before = bc.clone_validation(net, torch.from_numpy(demo.obs), torch.from_numpy(demo.mask),
                                   torch.from_numpy(demo.actions), torch.from_numpy(demo.returns))
     figures = bc.behaviour_clone(net, demo, args)
     # an untrained net agrees with the heuristic on forced moves only (~5 % of its bids)
