@@ -34,7 +34,9 @@ def weights_digest(state_dict: dict) -> str:
     """SHA-256 over every tensor of a state dict (name, dtype, shape, bytes), in name order."""
     h = hashlib.sha256()
     for name in sorted(state_dict):
-        t = state_dict[name].detach().cpu().contiguous()
+        # a copy with standard strides: a size-1 tensor with stride 0 (a corrupt file can hold one) counts as
+        # contiguous, and viewing it as bytes would fail
+        t = state_dict[name].detach().cpu().clone(memory_format=torch.contiguous_format)
         h.update(f"{name}|{t.dtype}|{tuple(t.shape)}|".encode())
         h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
     return h.hexdigest()
