@@ -3,14 +3,15 @@
     python benchmarks/bench_clone.py NETWORK [NETWORK ...] [--seconds 60] [--decisions 400000]
                                      [--variant coinche] [--teacher heuristic] [--threads 2]
 
-A NETWORK is a spec as ``train.py --network`` takes it (``mlp``, ``cardset``, ``module:Class``), optionally with
-keyword arguments after ``@``: ``cardset@depth=2,suit_pooling=false`` (values read as YAML, as
-``--network-kwargs``). ``--decisions`` decisions of ``--teacher`` are recorded once; each network is then fitted
-to them by the warm start's losses (:func:`agents.training.behaviour_cloning.clone_losses`) with Adam, its learning
-rate falling linearly to a tenth over ``--seconds`` of wall time, and scored on 10,000 held-out decisions: held-out
-accuracy (auction and card play apart) and value loss, with the rows fitted per second. A quick guide to which
-network learns more per minute of this machine before spending a 15-minute PPO run on it (docs/training.md);
-the noise between two runs of one network is about a point of accuracy.
+A NETWORK is a spec as ``train.py --network`` takes it (``mlp``, ``cardset``, ``cardset_blocks``,
+``module:Class``), optionally with keyword arguments after ``@``: ``cardset@hidden=48`` or
+``cardset_blocks@heads=4`` (values read as YAML, as ``--network-kwargs``). ``--decisions`` decisions of
+``--teacher`` are recorded once; each network is then fitted to them by the warm start's losses
+(:func:`agents.training.behaviour_cloning.clone_losses`) with Adam, its learning rate falling linearly to a tenth
+over ``--seconds`` of wall time, and scored on 10,000 held-out decisions: held-out accuracy (auction and card
+play apart) and value loss, with the rows fitted per second. A quick guide to which network learns more per
+minute of this machine before spending a 15-minute PPO run on it (docs/training.md); the noise between two runs
+of one network is about a point of accuracy.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def parse_network(text: str) -> tuple[str, dict]:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("networks", nargs="+", metavar="NETWORK",
-                   help="SPEC or SPEC@key=value,... (mlp, cardset, module:Class)")
+                   help="SPEC or SPEC@key=value,... (mlp, cardset, cardset_blocks, module:Class)")
     p.add_argument("--seconds", type=float, default=60.0, help="wall-clock seconds of fitting per network")
     p.add_argument("--decisions", type=int, default=400_000, help="recorded decisions (10,000 of them held out)")
     p.add_argument("--variant", default="coinche")

@@ -1,21 +1,25 @@
-"""The card-set network (``--network cardset``): cards as tokens with one shared embedding.
+"""The card-set networks: cards as tokens with one shared embedding.
 
-The observation (:mod:`belote_env.observation`) is read as 32 card tokens and one context vector:
+The observation (:mod:`belote_env.observation`) is read as 32 card tokens and one context vector. What the
+observer knows of each card is 14 bits (:data:`CARD_COLUMNS`): in its hand, the turn-up, in the trick in progress
+by which relative seat, played by which relative seat, declared by which relative seat; the context is every other
+entry of the observation (the calls, the contract, the trick's leader and winner, the scores...).
 
-- each card's token is its own embedding (the same weights wherever the card appears) plus a projection of what
-  the observer knows of it: in its hand, the turn-up, in the trick in progress by which relative seat, played by
-  which relative seat, declared by which relative seat (14 bits);
-- the context is every other entry of the observation (the calls, the contract, the trick's leader and winner,
-  the scores...), through a small MLP, added to every token.
+:class:`CardSetNet` (``--network cardset``) gives each card token one hidden layer of ``hidden`` units whose input
+is a sum of terms, each computed where it is cheapest: the card's own (its embedding, the same weights wherever the
+card appears), the card's 14 bits, its suit's (the 8 cards x 14 bits of the suit and whether the suit is the
+contract's trump, one linear map shared by the four suits, so that a card knows which higher cards of its suit are
+in hand, in the trick or gone) and the row's (the context, through its own layer). No product of width x width
+runs per token, which keeps the PPO update about as cheap as the MLP's. Each card token scores its own card
+action (actions 0..31 are the cards); the mean of each suit's tokens (in suit order, so that a call can tell which
+suit holds the strength) and the context, layer-normalised, give the 80 call logits and the value.
 
-``depth`` blocks, each with a residual connection: self-attention between the cards of a row (``heads`` heads;
-none with ``heads=0``), then a per-token MLP. With ``suit_pooling`` (the default) the MLP of a token also reads the
-mean of the tokens of its suit and the mean of all 32 tokens, each through its own linear map: a card learns
-whether the higher cards of its suit are still out, or how many trumps are left, without attention's cost. Then
-each card token scores its own card action (actions 0..31 are the cards), and the summary (with
-``suit_pooling``, the mean of each suit's tokens, in suit order, so that a call can tell which suit holds the
-strength; else the mean of all tokens), the max of the tokens and the context give the 80 call logits and the
-value. Rows never mix, so a row's result does not depend on the batch beyond the products' own kernels
+:class:`CardBlockNet` (``--network cardset_blocks``) is the earlier design: the context added to each token, then
+``depth`` residual blocks of self-attention between the cards (``heads`` heads; none with ``heads=0``) and a
+per-token MLP that can read its suit's and the deal's mean token (``suit_pooling``). About three times the
+update's cost of ``cardset`` for less fitted in the same time (docs/training.md).
+
+In both, rows never mix, so a row's result does not depend on the batch beyond the products' own kernels
 (:mod:`agents.neural.protocol`).
 """
 
@@ -41,6 +45,16 @@ def _card_columns() -> list[list[int]]:
 CARD_COLUMNS = _card_columns()
 CARD_FEATURES = len(CARD_COLUMNS)
 CONTEXT_COLUMNS = sorted(set(range(OBS_SIZE)) - {c for cols in CARD_COLUMNS for c in cols})
+# The card columns are three runs of the observation: hand and turn-up, the trick, played and declarations.
+_CARD_RUNS = ((SEGMENTS["hand"][0], 2), (SEGMENTS["trick"][0], 4), (SEGMENTS["played"][0], 8))
+_STRAIN = SEGMENTS["contract_strain"][0]  # strains S H D C NT AT: the first four are the suits, in card order
+
+
+def card_planes(obs: torch.Tensor) -> torch.Tensor:
+    """The 14 card features of a batch as planes, ``[B, 14, 32]``: ``card_planes(obs)[:, f, c]`` is
+    ``obs[:, CARD_COLUMNS[f][c]]``."""
+    b = obs.shape[0]
+    return torch.cat([obs[:, start:start + NUM_CARDS * n].view(b, n, NUM_CARDS) for start, n in _CARD_RUNS], 1)
 
 
 def suit_means(x: torch.Tensor) -> torch.Tensor:
@@ -75,10 +89,53 @@ class _Block(nn.Module):
 
 
 class CardSetNet(nn.Module):
-    """Cards as tokens; see the module docstring. ``width``: token size; ``depth``: blocks; ``heads``: attention
-    heads of each block (a divisor of ``width``; 0: no attention, a set network); ``suit_pooling``: each block's
-    tokens read their suit's and the deal's mean token, and the summary keeps each suit's mean apart (False: the
-    network before pooling, tokens meet only at the summary, through one mean over all 32)."""
+    """Cards as tokens, one hidden layer each, its input summed from per-card, per-suit and per-row terms; see the
+    module docstring. ``hidden``: units of a card token; ``width``: the context's and the summary's size (twice
+    ``width`` each)."""
+
+    def __init__(self, width: int = 32, hidden: int = 32):
+        super().__init__()
+        if width < 1 or hidden < 1:
+            raise ValueError(f"width >= 1 and hidden >= 1, got {width}, {hidden}")
+        self.width, self.hidden = int(width), int(hidden)
+        self.register_buffer("context_index", torch.tensor(CONTEXT_COLUMNS), persistent=False)
+        self.card_embedding = nn.Parameter(torch.randn(NUM_CARDS, hidden) * 0.1)
+        self.card_features = nn.Linear(CARD_FEATURES, hidden, bias=False)
+        self.suit_features = nn.Linear(CARD_FEATURES * 8 + 1, hidden, bias=False)
+        self.context = nn.Sequential(nn.Linear(len(CONTEXT_COLUMNS), 2 * width), nn.ReLU())
+        self.context_token = nn.Linear(2 * width, hidden)
+        self.card_logit = nn.Linear(hidden, 1)
+        summary = 4 * hidden + 2 * width  # each suit's mean token, the context
+        self.summary = nn.Sequential(nn.LayerNorm(summary), nn.Linear(summary, 2 * width), nn.ReLU())
+        self.call_logits = nn.Linear(2 * width, NUM_ACTIONS - NUM_CARDS)
+        self.value = nn.Linear(2 * width, 1)
+        nn.init.zeros_(self.call_logits.bias)
+        nn.init.normal_(self.call_logits.weight, std=0.01)
+        nn.init.normal_(self.card_logit.weight, std=0.01)
+
+    def config(self) -> dict:
+        return {"width": self.width, "hidden": self.hidden}
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        b, hidden = obs.shape[0], self.hidden
+        planes = card_planes(obs)                                                      # [B, 14, 32]
+        suits = torch.cat([planes.view(b, CARD_FEATURES, 4, 8).transpose(1, 2).reshape(b, 4, CARD_FEATURES * 8),
+                           obs[:, _STRAIN:_STRAIN + 4, None]], 2)                      # [B, 4, 113]: trump or not
+        context = self.context(obs.index_select(1, self.context_index))                # [B, 2 width]
+        per_suit = self.suit_features(suits) + self.context_token(context)[:, None, :]  # [B, 4, hidden]
+        tokens = self.card_features(planes.transpose(1, 2)).view(b, 4, 8, hidden) + per_suit[:, :, None, :]
+        h = torch.relu(tokens.view(b, NUM_CARDS, hidden) + self.card_embedding)      # [B, 32, hidden]
+        card_logits = self.card_logit(h).squeeze(-1)                                   # each card its own action
+        suit_means = h.view(b, 4, 8, hidden).sum(2).flatten(1) * 0.125                 # [B, 4 hidden]
+        summary = self.summary(torch.cat([suit_means, context], 1))
+        return torch.cat([card_logits, self.call_logits(summary)], 1), self.value(summary).squeeze(-1)
+
+
+class CardBlockNet(nn.Module):
+    """Cards as tokens through residual blocks; see the module docstring. ``width``: token size; ``depth``:
+    blocks; ``heads``: attention heads of each block (a divisor of ``width``; 0: no attention, a set network);
+    ``suit_pooling``: each block's tokens read their suit's and the deal's mean token, and the summary keeps each
+    suit's mean apart (False: tokens meet only at the summary, through one mean over all 32)."""
 
     def __init__(self, width: int = 32, depth: int = 1, heads: int = 0, suit_pooling: bool = True):
         super().__init__()
@@ -117,4 +174,4 @@ class CardSetNet(nn.Module):
         return logits, self.value(summary).squeeze(-1)
 
 
-__all__ = ["CardSetNet", "CARD_COLUMNS", "CONTEXT_COLUMNS"]
+__all__ = ["CardSetNet", "CardBlockNet", "CARD_COLUMNS", "CONTEXT_COLUMNS", "card_planes"]

@@ -9,9 +9,9 @@ A network is a ``torch.nn.Module`` with
 - ``config() -> dict``: the keyword arguments that rebuild it, ``Class(**net.config())``; plain values (numbers,
   strings, lists, dicts) so that a checkpoint stays ``torch.load(weights_only=True)`` loadable.
 
-A network is named by a spec: a built-in name (:data:`BUILTIN_NETWORKS`: ``mlp``) or ``module:Class`` of the
-user's own code. Checkpoints keep the spec and the config (:func:`network_spec`), and :func:`build_net` imports
-only that module.
+A network is named by a spec: a built-in name (:data:`BUILTIN_NETWORKS`: ``mlp``, ``cardset``,
+``cardset_blocks``) or ``module:Class`` of the user's own code. Checkpoints keep the spec and the config
+(:func:`network_spec`), and :func:`build_net` imports only that module.
 
 Training reads rows through a *training path* (:func:`training_path`): the network's own
 ``training_path()`` when it has one (the built-in MLP: its first layer on the observations' non-zero entries
@@ -36,7 +36,8 @@ from agents.neural.network import MASKED_LOGIT, padded_rows
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
-BUILTIN_NETWORKS = {"mlp": "agents.neural.network:PolicyValueNet", "cardset": "agents.neural.cardset:CardSetNet"}
+BUILTIN_NETWORKS = {"mlp": "agents.neural.network:PolicyValueNet", "cardset": "agents.neural.cardset:CardSetNet",
+                    "cardset_blocks": "agents.neural.cardset:CardBlockNet"}
 
 
 def network_class(spec: str) -> type:

@@ -2,12 +2,14 @@
 
 import json
 import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 import torch
 
-from .helpers import run_train
+from .helpers import REPO, run_train
 
 from agents.training import behaviour_cloning as bc
 
@@ -136,3 +138,22 @@ def test_init_from_starts_from_a_trained_network_instead_of_the_warm_start(tmp_p
         train.parse_args(["--config", "configs/train/tiny.yaml", "--init-from", "ppo_coinche"])
     with pytest.raises(train.ConfigError, match="neither a checkpoint file nor a shipped agent"):
         train.parse_args(["--config", "configs/train/tiny.yaml", "--init-from", str(tmp_path / "no.pt")])
+
+
+def test_bench_clone_fits_each_network_for_the_same_seconds():
+    """benchmarks/bench_clone.py: one line per network, the earlier card-set design by its spec with kwargs; a
+    spec it cannot build is one error line, before anything is recorded."""
+    bench = [sys.executable, "benchmarks/bench_clone.py"]
+    proc = subprocess.run([*bench, "mlp@hidden_sizes=[32]", "cardset@hidden=8,width=8", "--seconds", "0.5",
+                           "--decisions", "20000", "--threads", "1"], cwd=REPO, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = {line.split()[0]: line.split() for line in proc.stdout.splitlines() if line.split()}
+    assert "20,000 decisions of heuristic (coinche) recorded" in proc.stdout
+    for name in ("mlp@hidden_sizes=[32]", "cardset@hidden=8,width=8"):
+        params, rows, epochs, held_out, auction, play, value = lines[name][1:]
+        assert int(params.replace(",", "")) > 0 and float(rows.replace(",", "")) > 0 and float(epochs) > 0
+        assert all(0 <= float(x.rstrip("%")) <= 100 for x in (held_out, auction, play)) and float(value) >= 0
+    proc = subprocess.run([*bench, "cardset@depth=2"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: network 'cardset' cannot be built from")
+    assert "recorded" not in proc.stdout
