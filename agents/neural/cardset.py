@@ -88,6 +88,16 @@ class _Block(nn.Module):
         return x + self.mlp(h)
 
 
+def _add_heads(net: nn.Module, summary: int) -> None:
+    """The 80 call logits and the value, read from a summary of ``summary`` units; the call logits and the card
+    logit (``net.card_logit``) start small."""
+    net.call_logits = nn.Linear(summary, NUM_ACTIONS - NUM_CARDS)
+    net.value = nn.Linear(summary, 1)
+    nn.init.zeros_(net.call_logits.bias)
+    nn.init.normal_(net.call_logits.weight, std=0.01)
+    nn.init.normal_(net.card_logit.weight, std=0.01)
+
+
 class CardSetNet(nn.Module):
     """Cards as tokens, one hidden layer each, its input summed from per-card, per-suit and per-row terms; see the
     module docstring. ``hidden``: units of a card token; ``width``: the context's and the summary's size (twice
@@ -107,11 +117,7 @@ class CardSetNet(nn.Module):
         self.card_logit = nn.Linear(hidden, 1)
         summary = 4 * hidden + 2 * width  # each suit's mean token, the context
         self.summary = nn.Sequential(nn.LayerNorm(summary), nn.Linear(summary, 2 * width), nn.ReLU())
-        self.call_logits = nn.Linear(2 * width, NUM_ACTIONS - NUM_CARDS)
-        self.value = nn.Linear(2 * width, 1)
-        nn.init.zeros_(self.call_logits.bias)
-        nn.init.normal_(self.call_logits.weight, std=0.01)
-        nn.init.normal_(self.card_logit.weight, std=0.01)
+        _add_heads(self, 2 * width)
 
     def config(self) -> dict:
         return {"width": self.width, "hidden": self.hidden}
@@ -151,11 +157,7 @@ class CardBlockNet(nn.Module):
         self.norm = nn.LayerNorm(width)
         self.card_logit = nn.Linear(width, 1)
         self.summary = nn.Sequential(nn.Linear((6 if self.suit_pooling else 3) * width, 2 * width), nn.ReLU())
-        self.call_logits = nn.Linear(2 * width, NUM_ACTIONS - NUM_CARDS)
-        self.value = nn.Linear(2 * width, 1)
-        nn.init.zeros_(self.call_logits.bias)
-        nn.init.normal_(self.call_logits.weight, std=0.01)
-        nn.init.normal_(self.card_logit.weight, std=0.01)
+        _add_heads(self, 2 * width)
 
     def config(self) -> dict:
         return {"width": self.width, "depth": self.depth, "heads": self.heads, "suit_pooling": self.suit_pooling}
