@@ -10,7 +10,7 @@ is a sum of terms, each computed where it is cheapest: the card's own (its embed
 card appears), the card's 14 bits, its suit's (the 8 cards x 14 bits of the suit and whether the suit is the
 contract's trump, one linear map shared by the four suits, so that a card knows which higher cards of its suit are
 in hand, in the trick or gone) and the row's (the context, through its own layer). No product of width x width
-runs per token, which keeps the PPO update about as cheap as the MLP's. Each card token scores its own card
+runs per token, so that a training step costs it about 1.3 times the MLP's. Each card token scores its own card
 action (actions 0..31 are the cards); the mean of each suit's tokens (in suit order, so that a call can tell which
 suit holds the strength) and the context, layer-normalised, give the 80 call logits and the value.
 
@@ -58,8 +58,9 @@ def card_planes(obs: torch.Tensor) -> torch.Tensor:
 
 
 def suit_means(x: torch.Tensor) -> torch.Tensor:
-    """The mean of each suit's tokens, ``[B, 4, width]`` (card ``suit * 8 + rank``, :mod:`belote_env.rules.cards`)."""
-    return x.view(x.shape[0], 4, 8, x.shape[2]).mean(2)
+    """The mean of each suit's tokens, ``[B, 4, width]`` (card ``suit * 8 + rank``, :mod:`belote_env.rules.cards`):
+    their sum times 1/8, the same values as ``mean`` with a cheaper backward."""
+    return x.view(x.shape[0], 4, 8, x.shape[2]).sum(2) * 0.125
 
 
 class _Block(nn.Module):
@@ -132,8 +133,7 @@ class CardSetNet(nn.Module):
         tokens = self.card_features(planes.transpose(1, 2)).view(b, 4, 8, hidden) + per_suit[:, :, None, :]
         h = torch.relu(tokens.view(b, NUM_CARDS, hidden) + self.card_embedding)      # [B, 32, hidden]
         card_logits = self.card_logit(h).squeeze(-1)                                   # each card its own action
-        suit_means = h.view(b, 4, 8, hidden).sum(2).flatten(1) * 0.125                 # [B, 4 hidden]
-        summary = self.summary(torch.cat([suit_means, context], 1))
+        summary = self.summary(torch.cat([suit_means(h).flatten(1), context], 1))  # each suit's mean, the context
         return torch.cat([card_logits, self.call_logits(summary)], 1), self.value(summary).squeeze(-1)
 
 

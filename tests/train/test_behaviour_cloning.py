@@ -141,8 +141,8 @@ def test_init_from_starts_from_a_trained_network_instead_of_the_warm_start(tmp_p
 
 
 def test_bench_clone_fits_each_network_for_the_same_seconds():
-    """benchmarks/bench_clone.py: one line per network, the earlier card-set design by its spec with kwargs; a
-    spec it cannot build is one error line, before anything is recorded."""
+    """benchmarks/bench_clone.py: one line per network, each given by its spec with kwargs; a spec it cannot build
+    (the block design's kwargs for the factored network) is one error line, before anything is recorded."""
     bench = [sys.executable, "benchmarks/bench_clone.py"]
     proc = subprocess.run([*bench, "mlp@hidden_sizes=[32]", "cardset@hidden=8,width=8", "--seconds", "0.5",
                            "--decisions", "20000", "--threads", "1"], cwd=REPO, capture_output=True, text=True,

@@ -47,6 +47,11 @@ def _with_cards(*columns: tuple[str, int, int]) -> torch.Tensor:
     return obs
 
 
+def _hand_and_played(in_hand: int, played: int) -> torch.Tensor:
+    """An observation with one card in hand and one played by the partner (relative seat 2)."""
+    return _with_cards(("hand", 0, in_hand), ("played", 2, played))
+
+
 def test_the_four_suits_share_their_weights():
     """With the card embedding at zero (what tells cards apart), exchanging two suits of a deal in play exchanges
     their cards' logits: one map serves every suit (with no contract, so that the context is the same)."""
@@ -70,7 +75,7 @@ def test_a_card_reads_its_whole_suit_and_the_other_suits_only_through_the_contex
     net = CardSetNet().eval()
     mask = torch.ones(1, 112, dtype=torch.bool)
     with torch.no_grad():
-        logit = [net(_with_cards(("hand", 0, 3), ("played", 2, card)), mask)[0][0, 3] for card in (5, 6, 13, 14)]
+        logit = [net(_hand_and_played(3, card), mask)[0][0, 3] for card in (5, 6, 13, 14)]
     assert (logit[0] - logit[1]).abs() > 1e-6
     assert torch.equal(logit[2], logit[3])
 
@@ -84,14 +89,6 @@ def test_the_columns_cover_the_observation_once():
     assert len(card) == len(set(card)) == 14 * 32 and not set(card) & set(CONTEXT_COLUMNS)
     assert sorted(card + CONTEXT_COLUMNS) == list(range(OBS_SIZE))
     assert CARD_COLUMNS[0] == list(range(*[SEGMENTS["hand"][0], SEGMENTS["hand"][0] + 32]))
-
-
-def _hand_and_played(in_hand: int, played: int) -> torch.Tensor:
-    """An observation with one card in hand and one played by the partner (relative seat 2)."""
-    obs = torch.zeros(1, OBS_SIZE)
-    obs[0, SEGMENTS["hand"][0] + in_hand] = 1.0
-    obs[0, SEGMENTS["played"][0] + 2 * 32 + played] = 1.0
-    return obs
 
 
 @pytest.mark.parametrize("suit_pooling", [True, False])
