@@ -56,8 +56,8 @@ for agent in e.agent_iter():
 * `max_redeals`: after this many deals in a row that everyone passed
   (default 100), the episode is truncated: every agent gets
   `truncation=True`, no reward, and `infos[agent]["truncated_after_redeals"]`.
-  A policy that always passes would otherwise redeal forever. `None`: no
-  limit.
+  A policy that always passes would otherwise redeal forever. An int
+  1..2**31-1, or `None`: no limit.
 
 Unknown switches or bad values raise `belote_env.rules.VariantError`, a bad
 `reward` or `render_mode` raises `EnvArgumentError` (both are `ValueError`).
@@ -206,6 +206,19 @@ AGENTS = ("player_0", "player_1", "player_2", "player_3")
 RENDER_MODES = ("human", "ansi")
 ILLEGAL_REWARD = -1.0
 DEFAULT_MAX_REDEALS = 100  # all-pass deals in a row before the episode is truncated (an always-pass policy)
+MAX_REDEALS_BOUND = 2**31 - 1  # the largest max_redeals any env takes (the kernels and OpenSpiel count in ints)
+
+
+def checked_max_redeals(value, error=EnvArgumentError, none_allowed: bool = True) -> int | None:
+    """``max_redeals`` as an int 1..MAX_REDEALS_BOUND (or None: no limit, where allowed), or ``error`` naming it.
+    The one reading of the argument for the AEC env, ``VectorEnv`` and the OpenSpiel game."""
+    if value is None and none_allowed:
+        return None
+    n = action_id(value)  # an int or a numpy integer; not a bool or a float
+    if n is None or not 1 <= n <= MAX_REDEALS_BOUND:
+        also = " or None (no limit)" if none_allowed else ""
+        raise error(f"max_redeals must be an int 1..{MAX_REDEALS_BOUND}{also}, got {short_repr(value)}")
+    return n
 
 
 class AgentInfo(dict):
@@ -492,10 +505,7 @@ class raw_env(AECEnv, EzPickle):
         self.reward_kind = reward
         self.render_mode = render_mode
         self.render_view = render_view
-        if max_redeals is not None and (isinstance(max_redeals, bool) or not isinstance(max_redeals, int)
-                                        or max_redeals < 1):
-            raise EnvArgumentError(f"max_redeals must be a positive int or None (no limit), got {max_redeals!r}")
-        self.max_redeals = max_redeals
+        self.max_redeals = checked_max_redeals(max_redeals)
         self._redeals = 0
 
         self.possible_agents = list(AGENTS)

@@ -54,7 +54,7 @@ from collections.abc import Mapping
 import numpy as np
 from gymnasium import spaces
 
-from .aec import DEFAULT_MAX_REDEALS
+from .aec import DEFAULT_MAX_REDEALS, checked_max_redeals
 from .errors import VectorEnvError, VectorIllegalActionError
 from .observation import CONTRACT_KINDS, OBS_SIZE
 from .rewards import REWARD_KINDS
@@ -99,7 +99,9 @@ def action_array(actions) -> tuple[np.ndarray, int]:
             if len(over):
                 return np.zeros(len(actions), dtype=np.int64), int(over[0])
         if kind in "iu":
-            return np.ascontiguousarray(actions, dtype=np.int64), -1
+            ids = np.ascontiguousarray(actions, dtype=np.int64)
+            # a read-only array (np.broadcast_to, a buffer) is its own numba type: a copy spares a compilation
+            return (ids if ids.flags.writeable else ids.copy()), -1
         if kind != "O":
             return np.zeros(len(actions), dtype=np.int64), 0 if len(actions) else -1
     elif isinstance(actions, (str, bytes, Mapping)) or not (hasattr(actions, "__len__") and hasattr(actions, "__getitem__")):
@@ -201,10 +203,7 @@ class VectorEnv:
         self.reward_kind = reward
         self.parallel = bool(parallel)
         self._k = kernels
-        if max_redeals is not None and (isinstance(max_redeals, bool) or not isinstance(max_redeals, (int, np.integer))
-                                        or max_redeals < 1):
-            raise VectorEnvError(f"max_redeals must be a positive int or None (no limit), got {max_redeals!r}")
-        self.max_redeals = max_redeals
+        self.max_redeals = checked_max_redeals(max_redeals, VectorEnvError)
         self._params = variant_params(self.variant, reward, max_redeals)
         self._scale = float(reward_scale(self.variant))
         self._S = np.zeros((n, kernels.NUM_COLUMNS), dtype=np.int64)

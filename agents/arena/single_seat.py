@@ -29,6 +29,8 @@ on::
 
 from __future__ import annotations
 
+import random
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -68,6 +70,29 @@ def seat_agent(spec, role: str) -> Agent:
                          f"spec, got {type(spec).__name__} {short_repr(spec)}")
 
 
+def _sub_env_seeds(seed, n: int) -> list[int] | None:
+    """``reset``'s ``seed`` as one Python int per sub-env (None: no reseeding), or EnvArgumentError naming it."""
+    if seed is None:
+        return None
+    wanted = f"seed must be a non-negative int, a sequence of {n} of them (or None) or None"
+    if isinstance(seed, (str, bytes)) or not hasattr(seed, "__len__"):
+        first = action_id(seed)  # an int or a numpy integer; not a bool, a float or a string
+        if first is None or first < 0:
+            raise EnvArgumentError(f"{wanted}, got {type(seed).__name__} {short_repr(seed)}")
+        return [first + i for i in range(n)]
+    if isinstance(seed, np.ndarray) and seed.ndim != 1:
+        raise EnvArgumentError(f"{wanted}, got an array of shape {seed.shape}")
+    if len(seed) != n:
+        raise EnvArgumentError(f"{wanted}, got {len(seed)} seeds for {n} sub-envs")
+    seeds = []
+    for i, x in enumerate(seed):
+        s = random.SystemRandom().getrandbits(63) if x is None else action_id(x)
+        if s is None or s < 0:
+            raise EnvArgumentError(f"{wanted}: seed[{i}] is {type(x).__name__} {short_repr(x)}")
+        seeds.append(s)
+    return seeds
+
+
 def _episode_ends(n: int) -> dict:
     """Where a step records the episodes that end at its tables (rows read only where one ended)."""
     return {"final_obs": np.empty((n, OBS_SIZE), dtype=np.float32), "truncated": np.zeros(n, dtype=bool),
@@ -101,7 +126,12 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         seat = action_id(seat)
         if seat is None or not 0 <= seat <= 3:
             raise EnvArgumentError(f"seat must be 0..3, got {short_repr(given)}")
-        self._venv = VectorEnv(variant, num_envs, seed=0, reward=reward, max_redeals=max_redeals, **overrides)
+        if action_id(num_envs) is None or num_envs < 1:
+            raise EnvArgumentError(f"num_envs must be a positive int, got {short_repr(num_envs)}")
+        # Unseeded, the tables draw their seeds from the OS (as gymnasium.make's env does): workers that never
+        # seed collect different deals.
+        self._venv = VectorEnv(variant, int(num_envs), seed=None, reward=reward, max_redeals=max_redeals,
+                               **overrides)
         self.num_envs = n = self._venv.num_tables
         self.variant = self._venv.variant
         self.seat = seat
@@ -128,23 +158,15 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
     # --- the gymnasium API ---------------------------------------------------------------------------------------
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
-        """Start an episode at every sub-env: ``seed`` an int (sub-env ``i`` gets ``seed + i``), a list of one
-        seed per sub-env, or None (each continues its generator). Returns ``obs, infos``."""
+        """Start an episode at every sub-env: ``seed`` an int (sub-env ``i`` gets ``seed + i``), a sequence or
+        array of one seed per sub-env (an entry None: a seed drawn from the OS for that sub-env), or None (each
+        continues its generator). A refused seed changes nothing. Returns ``obs, infos``."""
         n = self.num_envs
-        if seed is None:
+        seeds = _sub_env_seeds(seed, n)  # python ints, checked before anything changes
+        if seeds is None:
             obs, mask, seat = self._venv.reset()
         else:
-            if isinstance(seed, (list, tuple, np.ndarray)):
-                seeds = list(seed)
-            elif action_id(seed) is not None and action_id(seed) >= 0:
-                seeds = [action_id(seed) + i for i in range(n)]
-            else:
-                raise EnvArgumentError(f"seed must be a non-negative int, a list of {n} of them or None, got "
-                                       f"{short_repr(seed)}")
-            try:
-                obs, mask, seat = self._venv.reset(table_seeds=seeds)
-            except ValueError as e:
-                raise EnvArgumentError(f"seed: {e}") from None
+            obs, mask, seat = self._venv.reset(table_seeds=seeds)
             for k, agent in enumerate((self.partner, self.opponents)):
                 agent.reset(seeds[0] * 3 + k + 1)
         self._obs, self._mask, self._seat = obs, mask, seat

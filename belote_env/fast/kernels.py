@@ -1036,6 +1036,7 @@ def _end_deal(V, scale, S, MT, MT0, t, j, rew, info, final_seat, final_obs):
         info[j, I_DEALS] = row[NDEALS]
         info[j, I_TRUNCATED] = 0
         if final_seat[j] >= 0:
+            row[GARDE] = row[R_GARDE_OUT]  # GameState.garde once the deal is scored (a last litige's, then lost)
             encode(V, row, final_seat[j], final_obs[j])
         new_episode(V, S, MT, MT0, t)
         return True

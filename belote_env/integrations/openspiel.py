@@ -14,9 +14,10 @@ Parameters (``pyspiel.load_game("python_belote(variant=contree,episode=game)")``
 - ``variant``: a shipped variant name (``coinche``, ``belote_classique``...) or a variant file path;
 - ``switches``: rule switches over the variant's, as ``key:value`` words separated by spaces, for example
   ``"target:2000 undertrump:false"`` (OpenSpiel's game strings cannot hold ``=`` inside a value);
-- ``episode``: ``deal`` (default, one scored deal) or ``game`` (deals until a team reaches the target);
-- ``max_redeals``: all-pass deals in a row after which the episode ends with the scores it has (default 100,
-  the AEC env's);
+- ``episode``: ``deal`` (default, one scored deal) or ``game`` (deals until a team reaches the target); a
+  parameter, refused among the ``switches``;
+- ``max_redeals``: the episode ends, truncated, at its ``max_redeals``-th all-pass deal in a row, with the scores it
+  has (default 100; the AEC env's reading of it);
 - ``dealer``: the seat that deals first (default 0);
 - ``utility``: ``points`` (default: returns in points) or ``score_diff`` (the points divided by the scale of the
   AEC env's ``score_diff`` reward, ``belote_env.rewards.REWARD_SCALE``: most deals in [-1, 1], for learners).
@@ -49,7 +50,7 @@ except ImportError as e:  # pragma: no cover - the message is the point
     raise ImportError(f"belote_env.integrations.openspiel needs OpenSpiel: pip install -e \".[openspiel]\" ({e})") \
         from None
 
-from ..aec import DEFAULT_MAX_REDEALS
+from ..aec import DEFAULT_MAX_REDEALS, checked_max_redeals
 from ..observation import OBS_SIZE, SEGMENTS, IncrementalEncoder
 from ..rewards import REWARD_SCALE
 from ..rules.actions import ACTION_NAMES, NUM_ACTIONS, action_id
@@ -67,6 +68,7 @@ SHORT_NAME = "python_belote"
 FULL_DECK = (1 << 32) - 1
 MAX_CALLS = 64  # calls of one deal, a bound (an auction has at most 11 bid levels, each with passes, and doublings)
 MAX_SCORED_DEAL_POINTS = 10_000  # a bound on one deal's score difference (a surcoinched generale with everything)
+MAX_GAME_LENGTH = 2**31 - 1  # OpenSpiel's GameInfo counts an episode's moves in a C++ int
 PARAMETERS = {"variant": "coinche", "switches": "", "episode": "deal", "max_redeals": DEFAULT_MAX_REDEALS,
               "dealer": 0, "utility": "points"}
 
@@ -93,6 +95,13 @@ class BeloteGameError(BeloteError):
     (a ValueError)."""
 
 
+class _ParameterError(BeloteGameError):
+    """A bad parameter, its message prefixed with the game's name."""
+
+    def __init__(self, message: str):
+        super().__init__(f"python_belote: {message}")
+
+
 def variant_of(params: dict):
     """The :class:`~belote_env.rules.variant.Variant` named by the game's parameters."""
     episode = params.get("episode", "deal")
@@ -101,8 +110,11 @@ def variant_of(params: dict):
     words = str(params.get("switches", "")).split()
     bad = [w for w in words if ":" not in w]
     if bad:
-        raise BeloteGameError(f"python_belote: switches are 'key:value' words, got {bad[0]!r}")
+        raise BeloteGameError(f"python_belote: switches are 'key:value' words, got {short_repr(bad[0])}")
     overrides = parse_switches(" ".join(w.replace(":", "=", 1) for w in words))
+    if "episode" in overrides:  # it would be overridden by the parameter, silently
+        raise BeloteGameError(f"python_belote: episode is a parameter of its own (python_belote(episode="
+                              f"{short_repr(overrides['episode'])})), not a switch")
     return load_variant(params.get("variant", "coinche"), **{**overrides, "episode": episode})
 
 
@@ -112,19 +124,25 @@ class BeloteGame(pyspiel.Game):
     def __init__(self, params: dict | None = None):
         params = {**PARAMETERS, **(params or {})}
         self.variant = variant_of(params)
-        self.max_redeals = int(params["max_redeals"])
-        if self.max_redeals < 0:
-            raise BeloteGameError(f"python_belote: max_redeals must be >= 0, got {self.max_redeals}")
+        # The AEC env's max_redeals: the episode is truncated at its max_redeals-th all-pass deal in a row.
+        self.max_redeals = checked_max_redeals(params["max_redeals"], _ParameterError, none_allowed=False)
         if params["utility"] not in ("points", "score_diff"):
-            raise BeloteGameError(f"python_belote: utility must be 'points' or 'score_diff', got {params['utility']!r}")
+            raise BeloteGameError(f"python_belote: utility must be 'points' or 'score_diff', got "
+                                  f"{short_repr(params['utility'])}")
         self.utility_scale = 1.0 if params["utility"] == "points" else REWARD_SCALE[self.variant.scoring]
-        self.dealer = int(params["dealer"])
-        if not 0 <= self.dealer <= 3:
-            raise BeloteGameError(f"python_belote: dealer must be a seat 0..3, got {self.dealer}")
+        self.dealer = action_id(params["dealer"])
+        if self.dealer is None or not 0 <= self.dealer <= 3:
+            raise BeloteGameError(f"python_belote: dealer must be a seat 0..3, got {short_repr(params['dealer'])}")
         self.hand_size = 8 if self.variant.deal == "full" else 5
         per_deal = 32 + MAX_CALLS + 32  # chance, calls, cards
         deals = 1 if self.variant.episode == "deal" else 4 * -(-self.variant.target // 80) + 4
         bound = MAX_SCORED_DEAL_POINTS * deals
+        longest = per_deal * deals * (self.max_redeals + 1)
+        if longest > MAX_GAME_LENGTH:
+            raise BeloteGameError(
+                f"python_belote: max_redeals={self.max_redeals} and target={self.variant.target} allow an episode of "
+                f"{longest:,} moves, more than OpenSpiel's bound {MAX_GAME_LENGTH:,}: lower max_redeals or the "
+                "target")
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=32,
@@ -132,7 +150,7 @@ class BeloteGame(pyspiel.Game):
             min_utility=-bound / self.utility_scale,
             max_utility=bound / self.utility_scale,
             utility_sum=0.0,
-            max_game_length=per_deal * deals * (self.max_redeals + 1),
+            max_game_length=longest,
         )
         super().__init__(_GAME_TYPE, info, params)
         self.blank = GameState(self.variant, seed=0, dealer=self.dealer)  # read-only: a state before its deal
@@ -240,12 +258,19 @@ class BeloteState(pyspiel.State):
         (:func:`belote_env.rules.sampling.sample_deal`, uniform where it can be, from a ``random.Random`` seeded
         by one call of ``probability_sampler``). The earlier deals of a game stay as they were, and so does
         ``history()``: only the current deal's hidden cards change. Once the cards are dealt (a seat acts)."""
+        if action_id(player_id) is None or not 0 <= player_id <= 3:
+            raise BeloteGameError(f"resample_from_infostate: player_id must be a seat 0..3, got "
+                                  f"{short_repr(player_id)}")
         if self._dealing or self.is_terminal():
             raise BeloteGameError("resample_from_infostate: the cards of this deal are not all dealt (or the "
                                   "episode is over); resample at a seat's decision")
-        rng = random.Random(int(probability_sampler() * 2**53))
+        u = probability_sampler()
+        if isinstance(u, bool) or not isinstance(u, (int, float, np.floating)) or not 0.0 <= u <= 1.0:
+            raise BeloteGameError(f"resample_from_infostate: probability_sampler() must return a float in [0, 1], "
+                                  f"got {type(u).__name__} {short_repr(u)}")
+        rng = random.Random(int(u * 2**53))
         deal = self.game_state.deal
-        sampled = sample_deal(info_state(deal, player_id), rng)  # the deal's actions replayed on it
+        sampled = sample_deal(info_state(deal, int(player_id)), rng)  # the deal's actions replayed on it
         new = self.clone()
         new.game_state.deal = sampled
         n = 4 * self._hand_size
@@ -314,7 +339,7 @@ class BeloteState(pyspiel.State):
         self._redeals = self._redeals + 1 if result.outcome == REDEAL else 0
         self.dealt = []
         self._dealing = True  # the next deal's cards come from chance (the rules core's own deal is never seen)
-        if self._redeals > self._max_redeals:
+        if self._redeals >= self._max_redeals:  # as the AEC env: cut at the max_redeals-th all-pass deal in a row
             self.truncated = True
 
     # --- what a seat knows -----------------------------------------------------
@@ -322,7 +347,9 @@ class BeloteState(pyspiel.State):
     def encoder(self) -> IncrementalEncoder:
         """The observations of the four seats (``encode`` of the rules core's game), kept up to date step by
         step; made on first use."""
-        if self._encoder is None:
+        if self._encoder is None or self._encoder.game is not self.game_state:
+            # A clone's copy of the encoder follows a copy of the game of its own (GameState copies itself), and a
+            # resampled state's deal is another: an encoder is only ever read for the game it was made for.
             self._encoder = IncrementalEncoder(self.game_state)
         return self._encoder
 

@@ -31,6 +31,10 @@ def short_repr(value) -> str:
     return " ".join(_REPR.repr(value).split())
 
 
+# The largest game target: far beyond any real game (RULES.md 8: 501 to 3000), and small enough for every engine (the
+# kernels' int64 rows, OpenSpiel's bound on an episode's length).
+MAX_TARGET = 1_000_000
+
 # Which scoring goes with which bidding and deal (RULES.md 3, 7, 10).
 _SCORING_BIDDING = {"classic": "take_or_pass", "coinche": "auction", "contree": "auction", "cobrecaf_81": "cobrecaf_81"}
 _BIDDING_DEAL = {"take_or_pass": "turn_up", "auction": "full", "cobrecaf_81": "turn_up"}
@@ -90,8 +94,9 @@ class Variant:
 
     def check(self, source: str = "<variant>") -> None:
         """Cross-key consistency; raises VariantError naming the keys."""
-        if self.target <= 0:
-            raise VariantError(f"{source}: key 'target' must be a positive int (501, 1000, 2000, 3000...), got {self.target}")
+        if not 0 < self.target <= MAX_TARGET:
+            raise VariantError(f"{source}: key 'target' must be an int 1..{MAX_TARGET:,} (501, 1000, 2000, 3000...), "
+                               f"got {short_repr(self.target)}")
         need = _SCORING_BIDDING[self.scoring]
         if self.bidding != need:
             raise VariantError(

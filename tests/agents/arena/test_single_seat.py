@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from belote_env.errors import BeloteError, VectorIllegalActionError
+from belote_env.observation import SEGMENTS
 from belote_env.single_agent import SingleAgentEnv
 
 single_seat = pytest.importorskip("agents.arena.single_seat")  # gymnasium >= 1.1
@@ -19,7 +20,9 @@ def lowest_legal(observation, mask):
     return int(np.flatnonzero(mask)[0])
 
 
-def _same_as_single_agent_envs(variant, seat, steps, n=6, seed=11, opponents="heuristic", **kw):
+def _same_as_single_agent_envs(variant, seat, steps, n=6, seed=11, opponents="heuristic", finals=None, **kw):
+    """Sub-env ``i`` against a SingleAgentEnv reset with ``seed + i``, step by step; returns the episodes ended.
+    ``finals``: a list that receives every episode's final observation."""
     vec = SingleSeatVectorEnv(n, variant, seat=seat, partner="heuristic", opponents=opponents, **kw)
     assert (vec._fused is not None) == (opponents == "heuristic")  # heuristic everywhere: one kernel plays them
     singles = [SingleAgentEnv(variant, seat=seat, partner="heuristic", opponents=opponents, **kw) for _ in range(n)]
@@ -42,6 +45,8 @@ def _same_as_single_agent_envs(variant, seat, steps, n=6, seed=11, opponents="he
             if term or trunc:
                 ends += 1
                 assert np.array_equal(o, infos["final_obs"][i]) and infos["_final_obs"][i]
+                if finals is not None:
+                    finals.append(o)
                 assert tuple(infos["scores"][i]) == info["scores"] and infos["winner"][i] == info["winner"]
                 o, info = env.reset()  # SAME_STEP: the vector env has started the next episode
             assert np.array_equal(o, obs[i]), i
@@ -61,6 +66,15 @@ def test_other_agents_play_through_the_play_loop_alike():
 def test_game_episodes_and_win_rewards_too():
     assert _same_as_single_agent_envs("belote_classique", 2, 150, n=4, episode="game", target=500,
                                       reward="win") > 0
+
+
+def test_a_game_s_last_deal_ends_with_its_scored_garde_in_final_obs():
+    """A game that ends on a litige: the final observation shows the garde that litige left (GameState.garde
+    after the deal is scored, as the single env shows it), not the garde the deal started with."""
+    finals = []
+    assert _same_as_single_agent_envs("belote_classique", 2, 60, n=4, episode="game", target=1, finals=finals) > 20
+    garde = SEGMENTS["game"][0] + 2
+    assert any(o[garde] > 0 for o in finals)  # the deal the bug showed: a litige ends the game
 
 
 def test_make_vec_and_the_gymnasium_contract():
@@ -139,3 +153,60 @@ def test_the_cleanrl_style_example_trains_and_plays_a_match():
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "update 2/2: 1024 steps" in proc.stdout and "cleanrl_ppo vs random on coinche, 4 duplicate pairs" in proc.stdout
+
+
+def test_unseeded_envs_deal_from_the_os_as_gymnasium_make_does():
+    """Parallel workers that never seed must not collect the same deals (gymnasium.make draws from OS entropy)."""
+    import belote_env.single_agent  # noqa: F401  (registers the ids)
+
+    first = [gymnasium.make_vec("belote_env/Coinche-v0", num_envs=2).reset()[0] for _ in range(3)]
+    assert not np.array_equal(first[0], first[1]) and not np.array_equal(first[1], first[2])
+
+
+def test_seeds_of_every_integer_kind_seed_every_seat_agent_alike():
+    """A numpy array, numpy integers or a list of seeds reseed the tables and the seat agents (a random partner
+    and random opponents included) exactly as the same Python ints; an entry None draws that sub-env's seed."""
+    def run(seed):
+        vec = SingleSeatVectorEnv(3, "coinche", partner="random", opponents="random")
+        obs, infos = vec.reset(seed=seed)
+        out = [obs]
+        for _ in range(12):
+            actions = [int(np.flatnonzero(m)[0]) for m in infos["action_mask"]]
+            obs, rewards, terminated, truncated, infos = vec.step(actions)
+            out += [obs, rewards]
+        return out
+
+    reference = run([7, 8, 9])
+    for seed in (7, np.int64(7), np.uint32(7), np.array([7, 8, 9]), np.array([7, 8, 9], dtype=np.uint64),
+                 (np.int32(7), 8, np.int8(9)), [7, 8, 9]):
+        assert all(np.array_equal(x, y) for x, y in zip(run(seed), reference)), seed
+    vec = SingleSeatVectorEnv(3, "coinche", partner="random", opponents="random")
+    obs, _ = vec.reset(seed=[7, None, 9])
+    assert np.array_equal(obs[0], reference[0][0]) and np.array_equal(obs[2], reference[0][2])
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "7", [1, 2], [1, 2, -3], [1, 2.0, 3], np.array([[1, 2, 3]]),
+                                 np.array([1.0, 2.0, 3.0]), [1, True, 3], {"a": 1}, b"abc", object()])
+def test_a_refused_seed_names_it_and_changes_nothing(bad):
+    vec = SingleSeatVectorEnv(3, "coinche", partner="random", opponents="random")
+    obs, infos = vec.reset(seed=4)
+    with pytest.raises(BeloteError, match="seed"):
+        vec.reset(seed=bad)
+    actions = [int(np.flatnonzero(m)[0]) for m in infos["action_mask"]]
+    again = SingleSeatVectorEnv(3, "coinche", partner="random", opponents="random")
+    again.reset(seed=4)
+    assert all(np.array_equal(x, y) for x, y in zip(vec.step(actions)[:4], again.step(actions)[:4]))
+
+
+@pytest.mark.parametrize("bad", [0, -2, 1.5, True, "4", None])
+def test_bad_num_envs_is_named_as_num_envs(bad):
+    with pytest.raises(BeloteError, match="num_envs must be a positive int"):
+        SingleSeatVectorEnv(bad, "coinche")
+
+
+@pytest.mark.parametrize(("key", "value"), [("max_redeals", 2**80), ("max_redeals", 0), ("target", 2**70)])
+def test_out_of_range_switches_are_refused_naming_them(key, value):
+    with pytest.raises(BeloteError, match=key):
+        SingleSeatVectorEnv(2, "coinche", **{key: value})
+    with pytest.raises(BeloteError, match=key):
+        SingleAgentEnv("coinche", **{key: value})

@@ -315,7 +315,7 @@ def test_refused_calls_name_the_argument_and_change_nothing():
 
 def test_action_arrays_of_any_layout_step_alike_without_a_new_compilation():
     runs = []
-    for layout in ("int64", "strided", "uint8", "list", "int32_fortran"):
+    for layout in ("int64", "strided", "uint8", "list", "int32_fortran", "read_only"):
         venv = VectorEnv("coinche", 6, seed=2)
         obs, mask, seat = venv.reset()
         rng = np.random.default_rng(0)
@@ -333,6 +333,8 @@ def test_action_arrays_of_any_layout_step_alike_without_a_new_compilation():
                 a = [int(x) for x in a]
             elif layout == "int32_fortran":
                 a = np.asfortranarray(a.astype(np.int32))
+            elif layout == "read_only":  # a frozen buffer (np.broadcast_to, a shared array)
+                a.flags.writeable = False
             obs, mask, seat, rewards, done, info = venv.step(a)
             out.append((obs.copy(), rewards.copy()))
         assert len(venv._k.step.signatures) == signatures, layout  # no specialisation compiled for the layout

@@ -183,3 +183,88 @@ def test_openspiel_s_ismcts_bot_plays_a_deal():
         else:
             state.apply_action(rng.choice(state.legal_actions()))
     assert sum(state.returns()) == 0
+
+
+def _encodings_are_the_rules_cores(state):
+    """Every seat's tensors are the rules core's encoding of the state's game, and its strings its views."""
+    from belote_env.observation import encode
+
+    for p in range(4):
+        expected = encode(state.game_state, p).tolist()
+        assert state.information_state_tensor(p) == expected and state.observation_tensor(p) == expected, p
+        assert state.observation_string(p) == state.seat_view(p)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_clones_resamples_and_deserialised_states_encode_their_own_cards(name):
+    """Tensors read before a clone, a resample or a serialisation never leak into the copy: a resampled state's
+    tensors show the sampled hands (an ISMCTS user searches sampled worlds, not the real one), the seat that
+    resampled sees exactly what it saw, and each copy's tensors are the rules core's encoding of its own game."""
+    game = pyspiel.load_game(f"python_belote(variant={name},episode=game,switches=target:300)")
+    rng = random.Random(name)
+    checked = moved = 0
+    for _ in range(12):
+        state = random_state(game, rng, stop=lambda s: not s.is_chance_node() and rng.random() < 0.08)
+        if state.is_terminal() or state.is_chance_node():
+            continue
+        _encodings_are_the_rules_cores(state)  # the encoders are made and cached here
+        me = state.current_player()
+        seen = (state.information_state_string(me), state.information_state_tensor(me))
+        for copy in (state.clone(), pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))[1]):
+            _encodings_are_the_rules_cores(copy)
+        for k in range(3):
+            sampled = state.resample_from_infostate(me, lambda: rng.random())
+            _encodings_are_the_rules_cores(sampled)
+            assert (sampled.information_state_string(me), sampled.information_state_tensor(me)) == seen
+            moved += sampled.game_state.deal.hands != state.game_state.deal.hands
+            sampled.apply_action(rng.choice(sampled.legal_actions()))  # it plays on by itself
+            _encodings_are_the_rules_cores(sampled)
+        _encodings_are_the_rules_cores(state)  # and the original is untouched
+        checked += 1
+    assert checked >= 5 and moved >= 10
+
+
+@pytest.mark.parametrize("max_redeals", [1, 2, 3])
+def test_max_redeals_counts_all_pass_deals_as_the_aec_env_does(max_redeals):
+    import belote_env
+
+    env = belote_env.env(variant="coinche", max_redeals=max_redeals)
+    env.reset(seed=1)
+    for agent in env.agent_iter():
+        observation, reward, termination, truncation, info = env.last()
+        env.step(None if termination or truncation else 0 + int(np.flatnonzero(observation["action_mask"])[0]))
+    aec_deals = len(env.unwrapped.game.results)
+    game = pyspiel.load_game(f"python_belote(variant=coinche,max_redeals={max_redeals})")
+    state = game.new_initial_state()
+    rng = random.Random(0)
+    while not state.is_terminal():
+        state.apply_action(rng.choice(state.chance_outcomes())[0] if state.is_chance_node() else state.legal_actions()[0])
+    assert state.truncated and len(state.game_state.results) == aec_deals == max_redeals
+    assert state.returns() == [0.0, 0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize(("params", "match"), [
+    ("switches=episode:game", "episode is a parameter of its own"),
+    ("max_redeals=0", "max_redeals must be an int 1.."),
+    ("max_redeals=-3", "max_redeals must be an int 1.."),
+    ("max_redeals=100000000", "lower max_redeals or the target"),
+    ("episode=game,max_redeals=1000000", "lower max_redeals or the target"),
+    ("switches=target:100000000", "'target' must be an int 1..1,000,000"),
+    ("switches=target:" + "9" * 40, "'target' must be an int"),
+])
+def test_parameters_out_of_range_are_refused_naming_them(params, match):
+    from belote_env.errors import BeloteError
+
+    with pytest.raises(BeloteError, match=match):
+        pyspiel.load_game(f"python_belote({params})")
+
+
+def test_resample_refuses_a_bad_seat_or_sampler_and_changes_nothing():
+    game = pyspiel.load_game("python_belote(variant=coinche)")
+    state = random_state(game, random.Random(3), stop=lambda s: not s.is_chance_node())
+    before = (str(state), [state.information_state_tensor(p) for p in range(4)])
+    for seat, sampler in ((4, lambda: 0.5), (-1, lambda: 0.5), (True, lambda: 0.5), (0, lambda: "x"),
+                          (0, lambda: float("nan")), (0, lambda: 1.5), (0, lambda: None)):
+        with pytest.raises(belote_os.BeloteGameError, match="resample_from_infostate"):
+            state.resample_from_infostate(seat, sampler)
+    assert (str(state), [state.information_state_tensor(p) for p in range(4)]) == before

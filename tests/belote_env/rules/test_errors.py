@@ -178,7 +178,7 @@ def write(tmp_path: Path, text: str) -> Path:
         ("undertrump: yes_please\n", "'undertrump'", "bool"),
         ("target: '1000'\n", "'target'", "int"),
         ("target: true\n", "'target'", "int"),
-        ("target: -5\n", "'target'", "positive"),
+        ("target: -5\n", "'target'", "1..1,000,000"),
         ("rules: federale\n", "'rules'", "maison, officielles"),
         ("scoring: bridge\n", "'scoring'", "classic, coinche, cobrecaf_81, contree"),
         ("counting: points\n", "'counting'", "points_faits"),

@@ -251,7 +251,7 @@ def test_games_to_the_target(vname):
 
 def test_classic_games_carry_the_garde():
     # Over many classic deals a litige happens; the garde goes to the winner of the next scored deal.
-    v = variant("belote_classique", episode="game", target=10**7)
+    v = variant("belote_classique", episode="game", target=10**6)
     g = GameState(v, seed=3)
     rng = random.Random(3)
     seen = 0
