@@ -20,7 +20,7 @@ from __future__ import annotations
 import operator
 
 from .cards import CARD_NAMES, STRAIN_NAMES, parse_card, parse_strain
-from .errors import NotationError
+from .errors import NotationError, short_repr
 
 NUM_CARDS = 32
 PASS = 32
@@ -47,7 +47,8 @@ def bid_action(value: int, strain: int) -> int:
     try:
         vi = BID_VALUES.index(value)
     except ValueError:
-        raise NotationError(f"bad bid value {value!r}: allowed 80..160 by tens, 250 (capot), 500 (generale)") from None
+        raise NotationError(f"bad bid value {short_repr(value)}: allowed 80..160 by tens, 250 (capot), "
+                            "500 (generale)") from None
     return BID + 6 * vi + strain
 
 
@@ -93,16 +94,16 @@ def action_id(action) -> int | None:
 
 def action_name(action: int) -> str:
     if isinstance(action, bool) or not isinstance(action, int):
-        raise NotationError(f"{action!r} is not an action id: expected an int 0..{NUM_ACTIONS - 1}")
+        raise NotationError(f"{short_repr(action)} is not an action id: expected an int 0..{NUM_ACTIONS - 1}")
     if not 0 <= action < NUM_ACTIONS:
-        raise NotationError(f"action id {action!r} is out of range 0..{NUM_ACTIONS - 1}")
+        raise NotationError(f"action id {short_repr(action)} is out of range 0..{NUM_ACTIONS - 1}")
     return ACTION_NAMES[action]
 
 
 def parse_action(text: str) -> int:
     """Inverse of :func:`action_name`; also accepts any card spelling of parse_card."""
     if not isinstance(text, str):
-        raise NotationError(f"an action is text like 'JH', 'pass' or '100 H', got {text!r}")
+        raise NotationError(f"an action is text like 'JH', 'pass' or '100 H', got {short_repr(text)}")
     t = " ".join(text.split()).upper()
     a = _NAME_TO_ACTION.get(t)
     if a is not None:
@@ -122,6 +123,6 @@ def parse_action(text: str) -> int:
         return parse_card(text)
     except NotationError:
         raise NotationError(
-            f"bad action {text!r}: expected a card ('JH', '10S'), 'pass', 'coinche', 'surcoinche', "
+            f"bad action {short_repr(text)}: expected a card ('JH', '10S'), 'pass', 'coinche', 'surcoinche', "
             "'take <strain>', '<80..160|capot|generale> <strain>', 'en_voiture <suit>' or 'en_face'"
         ) from None

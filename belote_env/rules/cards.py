@@ -10,7 +10,7 @@ also accepts ``T`` for ten, lower case and the suit symbols.
 
 from __future__ import annotations
 
-from .errors import NotationError
+from .errors import NotationError, short_repr
 
 SPADES, HEARTS, DIAMONDS, CLUBS = 0, 1, 2, 3
 NO_TRUMP, ALL_TRUMP = 4, 5
@@ -45,14 +45,14 @@ def card_rank(card: int) -> int:
 
 def card_name(card: int) -> str:
     if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 32:
-        raise NotationError(f"card id {card!r} is out of range 0..31")
+        raise NotationError(f"card id {short_repr(card)} is out of range 0..31")
     return CARD_NAMES[card]
 
 
 def parse_card(text: str) -> int:
     """Parse ``"JH"``, ``"10S"``, ``"TS"``, ``"j♥"`` into a card id."""
     if not isinstance(text, str):
-        raise NotationError(f"a card is text like 'JH' or '10S', got {text!r}")
+        raise NotationError(f"a card is text like 'JH' or '10S', got {short_repr(text)}")
     t = text.strip().upper()
     for i, sym in enumerate(SUIT_SYMBOLS):
         t = t.replace(sym, SUIT_LETTERS[i])
@@ -61,7 +61,7 @@ def parse_card(text: str) -> int:
     card = _NAME_TO_CARD.get(t)
     if card is None:
         raise NotationError(
-            f"bad card {text!r}: expected rank (7 8 9 10 J Q K A) then suit (S H D C), e.g. 'JH' or '10S'"
+            f"bad card {short_repr(text)}: expected rank (7 8 9 10 J Q K A) then suit (S H D C), e.g. 'JH' or '10S'"
         )
     return card
 
@@ -93,12 +93,12 @@ def format_cards(mask: int) -> str:
 def parse_cards(text: str) -> int:
     """Parse a space-separated list of cards into a mask; duplicates are an error."""
     if not isinstance(text, str):
-        raise NotationError(f"cards are text like 'AS 10S JH', got {text!r}")
+        raise NotationError(f"cards are text like 'AS 10S JH', got {short_repr(text)}")
     m = 0
     for tok in text.split():
         c = parse_card(tok)
         if m >> c & 1:
-            raise NotationError(f"card {tok!r} is listed twice in {text!r}")
+            raise NotationError(f"card {short_repr(tok)} is listed twice in {short_repr(text)}")
         m |= 1 << c
     return m
 
@@ -109,14 +109,14 @@ def strain_name(strain: int) -> str:
 
 def parse_strain(text: str) -> int:
     if not isinstance(text, str):
-        raise NotationError(f"a strain is text like 'H' or 'NT', got {text!r}")
+        raise NotationError(f"a strain is text like 'H' or 'NT', got {short_repr(text)}")
     t = text.strip().upper()
     for i, sym in enumerate(SUIT_SYMBOLS):
         if t == sym:
             return i
     if t in STRAIN_NAMES:
         return STRAIN_NAMES.index(t)
-    raise NotationError(f"bad strain {text!r}: expected one of {', '.join(STRAIN_NAMES)}")
+    raise NotationError(f"bad strain {short_repr(text)}: expected one of {', '.join(STRAIN_NAMES)}")
 
 
 class StrainTable:

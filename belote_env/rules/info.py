@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 from .cards import StrainTable, strain_table
 from .declarations import Declaration
+from .errors import short_repr
 from .scoring import Contract
 from .variant import Variant
 
@@ -112,7 +113,7 @@ def info_state(state, seat: int) -> InfoState:
     """The :class:`InfoState` of ``seat`` (0..3) in a DealState or a GameState."""
     if type(seat) is not int or not 0 <= seat <= 3:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
-            raise ValueError(f"seat must be an int 0..3, got {seat!r}")
+            raise ValueError(f"seat must be an int 0..3, got {short_repr(seat)}")
         seat = int(seat)
     deal = getattr(state, "deal", None)  # a GameState (a DealState has no 'deal')
     if deal is not None:

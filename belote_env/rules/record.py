@@ -12,16 +12,21 @@ A record holds everything needed to replay a deal and check it::
      "meta": {...}}                                     # free: who sat where, the table's seed...
 
 ``extras`` are what an agent attached to its decision (a policy's probabilities of the legal actions, its value
-estimate): JSON values, kept as given. :func:`deal_record` writes a record of a :class:`DealState`;
+estimate): a JSON object, kept as given. :func:`deal_record` writes a record of a :class:`DealState`;
 :func:`replay_record` reads one back by replaying its actions on the rules core, so a record that loads always
-replays to the result it claims: an unknown format, a bad field, an action that is not legal (named by its step)
-or a result that differs from the replay's is a :class:`NotationError`. :func:`write_records` and
-:func:`read_records` keep records as JSON lines (one deal per line).
+replays to the result it claims, and writes back as it was read: an unknown format or field, a field of the wrong
+type, ``extras`` or ``meta`` that are not JSON objects of finite numbers at most :data:`MAX_DEPTH` deep, an action
+that is not legal (named by its step) or a result that differs from the replay's is a :class:`NotationError`.
+:func:`write_records` and :func:`read_records` keep records as JSON lines (one deal per line); :func:`parse_json`
+reads one line, refusing what is not standard JSON (text that is not UTF-8, NaN or Infinity, numbers too large
+for a float, integers over 4,300 digits, nesting deeper than :data:`MAX_DEPTH`) with a :class:`NotationError`.
+Error messages show bad values cut short (``short_repr``), never a whole input.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -34,6 +39,9 @@ from .variant import Variant, short_repr
 RECORD_FORMAT = "belote_env.deal/1"
 _RESULT_FIELDS = ("outcome", "scores", "card_points", "tricks", "dix_de_der", "belote", "declarations", "capot",
                   "garde_in", "garde_out")
+RECORD_FIELDS = ("format", "variant", "dealer", "garde", "hands", "turnup", "stock", "actions", "result", "meta")
+STEP_FIELDS = ("seat", "action", "extras")
+MAX_DEPTH = 32  # nesting of a record's JSON (a record itself is 4 deep; extras and meta get the rest)
 
 
 def deal_record(deal: DealState, extras: list | None = None, meta: dict | None = None) -> dict:
@@ -81,9 +89,16 @@ def replay_record(record: dict) -> DealState:
         raise NotationError(f"a deal record is a JSON object, got {type(record).__name__}")
     if record.get("format") != RECORD_FORMAT:
         raise NotationError(f"record format {short_repr(record.get('format'))}: expected {RECORD_FORMAT!r}")
+    _known_fields(record, RECORD_FIELDS, "the record")
     for key in ("variant", "dealer", "hands", "actions"):
         if key not in record:
             raise NotationError(f"the record has no {key!r} field")
+    if "meta" in record:
+        _json_object(record["meta"], "the record's 'meta' field", 1)
+    if "result" in record and not isinstance(record["result"], dict):
+        raise NotationError(f"the record's 'result' field must be an object, got {type(record['result']).__name__}")
+    if "result" in record:
+        _known_fields(record["result"], (*_RESULT_FIELDS, "contract"), "the record's result")
     try:
         variant = Variant.from_dict(record["variant"], "record 'variant' field")
     except VariantError as e:
@@ -97,10 +112,14 @@ def replay_record(record: dict) -> DealState:
         where = f"action {i + 1} of the record"
         if not isinstance(step, dict) or "action" not in step:
             raise NotationError(f"{where}: expected {{'seat': ..., 'action': ...}}, got {short_repr(step)}")
+        _known_fields(step, STEP_FIELDS, where)
+        if step.get("extras") is not None:
+            _json_object(step["extras"], f"{where}: 'extras'", 3)
         if deal.phase == "done":
             raise NotationError(f"{where}: the deal is already over")
-        if step.get("seat", deal.seat) != deal.seat:
-            raise NotationError(f"{where}: seat {short_repr(step.get('seat'))} acts, but it is seat {deal.seat}'s turn")
+        seat = step.get("seat", deal.seat)
+        if isinstance(seat, bool) or type(seat) is not int or seat != deal.seat:
+            raise NotationError(f"{where}: seat {short_repr(seat)} acts, but it is seat {deal.seat}'s turn")
         try:
             deal.apply(parse_action(step["action"]))
         except (IllegalActionError, NotationError) as e:
@@ -115,6 +134,78 @@ def replay_record(record: dict) -> DealState:
             raise NotationError(f"the record's result says {k} {short_repr(record['result'][k])}, its replay gives "
                                 f"{short_repr(got[k])}")
     return deal
+
+
+def _known_fields(obj: dict, known: tuple, where: str) -> None:
+    """NotationError naming the first key of ``obj`` that is not one of ``known`` (a misspelt field would be
+    ignored silently: a result nobody checks)."""
+    for key in obj:
+        if key not in known:
+            raise NotationError(f"{where} has an unknown field {short_repr(key)}; fields: {', '.join(known)}")
+
+
+def _json_object(value, where: str, depth: int) -> None:
+    """NotationError unless ``value`` is a JSON object that writes back as it is and reads back: string keys,
+    values of JSON's types (lists, objects, strings, finite numbers, booleans, null), nested at most to MAX_DEPTH
+    in the record (``depth``: where ``value`` sits in it, as :func:`parse_json` counts)."""
+    if not isinstance(value, dict):
+        raise NotationError(f"{where} must be a JSON object, got {type(value).__name__} {short_repr(value)}")
+    todo = [(value, depth)]
+    while todo:
+        x, depth = todo.pop()
+        if isinstance(x, (dict, list, tuple)):
+            if depth >= MAX_DEPTH:
+                raise NotationError(f"{where} is nested more than {MAX_DEPTH} deep")
+            if isinstance(x, dict):
+                bad = next((k for k in x if not isinstance(k, str)), None)
+                if bad is not None:
+                    raise NotationError(f"{where}: key {short_repr(bad)} is not a string")
+                todo.extend((v, depth + 1) for v in x.values())
+            else:
+                todo.extend((v, depth + 1) for v in x)
+        elif isinstance(x, float):
+            if not math.isfinite(x):
+                raise NotationError(f"{where} holds {x}, which JSON cannot write")
+        elif not (x is None or isinstance(x, (str, int, bool))):
+            raise NotationError(f"{where} holds {type(x).__name__} {short_repr(x)}, not a JSON value")
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not standard JSON")
+
+
+def parse_json(text: str | bytes, where: str = "record"):
+    """One standard JSON text (a line of a records file) as Python values; NotationError naming ``where`` and what
+    is wrong for text that is not UTF-8, not JSON, NaN or Infinity, a number too large for a float, an integer
+    over 4,300 digits, or nesting deeper than MAX_DEPTH."""
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise NotationError(f"{where} is not UTF-8 text (byte {e.start})") from None
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as e:
+        raise NotationError(f"{where} is not JSON ({e.msg} at character {e.pos})") from None
+    except RecursionError:
+        raise NotationError(f"{where} is nested more than {MAX_DEPTH} deep") from None
+    except ValueError as e:  # NaN / Infinity, an integer over 4,300 digits
+        raise NotationError(f"{where} is not standard JSON ({str(e).split(';')[0][:120]})") from None
+    _checked_tree(value, where)
+    return value
+
+
+def _checked_tree(value, where: str) -> None:
+    """NotationError for nesting deeper than MAX_DEPTH, or a float JSON's parser made infinite (1e999)."""
+    todo = [(value, 0)]
+    while todo:
+        x, depth = todo.pop()
+        if isinstance(x, (dict, list)):
+            if depth >= MAX_DEPTH:
+                raise NotationError(f"{where} is nested more than {MAX_DEPTH} deep")
+            todo.extend((v, depth + 1) for v in (x.values() if isinstance(x, dict) else x))
+        elif isinstance(x, float) and not math.isfinite(x):
+            raise NotationError(f"{where} holds a number too large for a float")
 
 
 def record_line(record: dict) -> str:
@@ -133,15 +224,13 @@ def write_records(path: str | Path, records: Iterable[dict]) -> int:
 
 
 def read_records(path: str | Path) -> Iterator[dict]:
-    """The records of a JSON-lines file, in order (blank lines skipped); NotationError naming the bad line."""
-    with open(path) as f:
+    """The records of a JSON-lines file, in order (blank lines skipped), as :func:`parse_json` reads them;
+    NotationError naming the bad line. Each is checked when replayed (:func:`replay_record`)."""
+    with open(path, "rb") as f:
         for k, line in enumerate(f, 1):
             if line.strip():
-                try:
-                    yield json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise NotationError(f"{path}: line {k} is not JSON ({e})") from None
+                yield parse_json(line, f"{path}: line {k}")
 
 
-__all__ = ["RECORD_FORMAT", "deal_record", "read_records", "record_line", "replay_record", "result_fields",
-           "write_records"]
+__all__ = ["MAX_DEPTH", "RECORD_FIELDS", "RECORD_FORMAT", "STEP_FIELDS", "deal_record", "parse_json", "read_records",
+           "record_line", "replay_record", "result_fields", "write_records"]

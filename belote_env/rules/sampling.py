@@ -30,7 +30,7 @@ import random
 
 from .actions import ACTION_NAMES, NUM_CARDS
 from .cards import KING, QUEEN, cards_of
-from .errors import IllegalActionError, SamplingError
+from .errors import IllegalActionError, SamplingError, short_repr
 from .info import InfoState, info_state
 from .play import beats, legal_cards
 from .state import DealState
@@ -50,7 +50,7 @@ def sample_deal(info: InfoState, rng: random.Random, *more) -> DealState:
     if isinstance(info, DealState):
         deal, seat = info, rng
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
-            raise SamplingError(f"seat must be 0..3, got {seat!r}")
+            raise SamplingError(f"seat must be 0..3, got {short_repr(seat)}")
         if len(more) != 1:
             raise TypeError("sample_deal(deal, seat, rng) takes a deal, a seat and a random.Random")
         info, rng = info_state(deal, seat), more[0]

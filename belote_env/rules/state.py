@@ -30,7 +30,7 @@ from .cards import (
     strain_table,
 )
 from .declarations import Declaration, belote_pairs, best_team, hand_declarations
-from .errors import IllegalActionError, NotationError
+from .errors import IllegalActionError, NotationError, short_repr
 from .info import info_state
 from .play import beats, legal_cards
 from .scoring import REDEAL, Contract, DealResult, score_deal
@@ -99,7 +99,7 @@ class DealState:
         _check_seat(dealer, "dealer")
         _check_garde(garde)
         if hands is None or isinstance(hands, (str, int)):
-            raise NotationError(f"hands: expected 4 hands (seat 0 first), got {hands!r}")
+            raise NotationError(f"hands: expected 4 hands (seat 0 first), got {short_repr(hands)}")
         masks = [_to_mask(h, f"hand of seat {i}") for i, h in enumerate(hands)]
         if len(masks) != 4:
             raise NotationError(f"need 4 hands, got {len(masks)}")
@@ -132,9 +132,10 @@ class DealState:
                 try:
                     stk = tuple(_card_id(c, "stock") for c in items)
                 except TypeError:
-                    raise NotationError(f"stock must be the 11 cards not dealt, got {stock!r}") from None
+                    raise NotationError(f"stock must be the 11 cards not dealt, got {short_repr(stock)}") from None
                 if len(stk) != 11 or len(set(stk)) != 11 or sum(1 << c for c in stk) != rest:
-                    raise NotationError(f"stock must be the 11 cards not dealt ({format_cards(rest)}), got {stock!r}")
+                    raise NotationError(f"stock must be the 11 cards not dealt ({format_cards(rest)}), got "
+                                        f"{short_repr(stock)}")
         st = cls.__new__(cls)
         st.variant = variant
         st.dealer = dealer
@@ -460,21 +461,22 @@ class DealState:
         for p in parts[1:]:
             key, sep, value = p.partition(":")
             if not sep:
-                raise NotationError(f"position field {p!r} is not 'key: value'")
+                raise NotationError(f"position field {short_repr(p)} is not 'key: value'")
             fields[key.strip()] = value.strip()
         known = ("variant", "dealer", "garde", "hands", "turnup", "stock", "moves")
         for key in fields:
             if key not in known:
-                raise NotationError(f"unknown position field {key!r}; fields are {', '.join(known)}")
+                raise NotationError(f"unknown position field {short_repr(key)}; fields are {', '.join(known)}")
         for key in ("variant", "dealer", "hands"):
             if key not in fields:
-                raise NotationError(f"position has no {key!r} field")
+                raise NotationError(f"position has no {short_repr(key)} field")
         variant = Variant.from_dict(parse_switches(fields["variant"]), "position 'variant' field")
         try:
             dealer = int(fields["dealer"])
             garde = int(fields.get("garde", "0"))
         except ValueError:
-            raise NotationError(f"dealer and garde must be integers, got {fields['dealer']!r}, {fields.get('garde')!r}") from None
+            raise NotationError(f"dealer and garde must be integers, got {short_repr(fields['dealer'])}, "
+                                f"{short_repr(fields.get('garde'))}") from None
         try:
             hands = [parse_cards(h) for h in fields["hands"].split("/")]
         except NotationError as e:
@@ -494,37 +496,40 @@ def _card_id(c, what: str) -> int:
         return parse_card(c)
     given, c = c, action_id(c)  # card ids are the action ids 0..31
     if c is None:
-        raise NotationError(f"{what}: {given!r} is not a card (a card id 0..31 or text like 'JH')")
+        raise NotationError(f"{what}: {short_repr(given)} is not a card (a card id 0..31 or text like 'JH')")
     if not 0 <= c < 32:
-        raise NotationError(f"{what}: card id {c!r} is out of range 0..31")
+        raise NotationError(f"{what}: card id {short_repr(c)} is out of range 0..31")
     return c
 
 
 def _check_seat(value, what: str) -> int:
     if isinstance(value, bool) or type(value) is not int or not 0 <= value <= 3:
-        raise NotationError(f"{what} must be a seat, an int 0..3, got {value!r}")
+        raise NotationError(f"{what} must be a seat, an int 0..3, got {short_repr(value)}")
     return value
 
 
 def _check_garde(value) -> int:
     if isinstance(value, bool) or type(value) is not int or value < 0:
-        raise NotationError(f"garde must be a non-negative int (points held over from a litige), got {value!r}")
+        raise NotationError(f"garde must be a non-negative int (points held over from a litige), got "
+                            f"{short_repr(value)}")
     return value
 
 
 def _to_mask(h, what: str) -> int:
     if h is None or isinstance(h, bool):
-        raise NotationError(f"{what}: expected a card mask, a list of cards or text like 'AS 10S JH', got {h!r}")
+        raise NotationError(f"{what}: expected a card mask, a list of cards or text like 'AS 10S JH', got "
+                            f"{short_repr(h)}")
     if isinstance(h, int):
         if not 0 <= h <= FULL_DECK:
-            raise NotationError(f"{what}: mask {h!r} is not a 32-bit card set")
+            raise NotationError(f"{what}: mask {short_repr(h)} is not a 32-bit card set")
         return h
     if isinstance(h, str):
         return parse_cards(h)
     try:
         cards = list(h)
     except TypeError:
-        raise NotationError(f"{what}: expected a card mask, a list of cards or text like 'AS 10S JH', got {h!r}") from None
+        raise NotationError(f"{what}: expected a card mask, a list of cards or text like 'AS 10S JH', got "
+                            f"{short_repr(h)}") from None
     m = 0
     for c in cards:
         c = _card_id(c, what)
@@ -545,17 +550,18 @@ def parse_switches(text: str) -> dict:
     for tok in text.split():
         key, sep, value = tok.partition("=")
         if not sep:
-            raise NotationError(f"variant switch {tok!r} is not 'key=value'")
+            raise NotationError(f"variant switch {short_repr(tok)} is not 'key=value'")
         typ = SCHEMA.get(key, (str,))[0]
         if typ is bool:
             if value not in ("true", "false"):
-                raise NotationError(f"variant switch {key!r} must be true or false, got {value!r}")
+                raise NotationError(f"variant switch {short_repr(key)} must be true or false, got {short_repr(value)}")
             out[key] = value == "true"
         elif typ is int:
             try:
                 out[key] = int(value)
             except ValueError:
-                raise NotationError(f"variant switch {key!r} must be an integer, got {value!r}") from None
+                raise NotationError(f"variant switch {short_repr(key)} must be an integer, got "
+                                    f"{short_repr(value)}") from None
         else:
             out[key] = value
     return out

@@ -9,11 +9,10 @@ is allowed. Reading YAML files is done one layer up, in
 
 from __future__ import annotations
 
-import reprlib
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 
-from .errors import VariantError
+from .errors import VariantError, short_repr  # noqa: F401  (short_repr: re-exported, its old home)
 
 DEALS = ("turn_up", "full")
 BIDDINGS = ("take_or_pass", "auction", "cobrecaf_81")
@@ -22,13 +21,6 @@ RULESETS = ("maison", "officielles")
 COUNTINGS = ("points_faits", "points_annonces", "points_faits_et_annonces")
 EPISODES = ("deal", "game")
 
-_REPR = reprlib.Repr()
-_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 2, 60, 60, 4, 4
-
-
-def short_repr(value) -> str:
-    """A repr of bounded length and depth on one line, for error messages about user data."""
-    return " ".join(_REPR.repr(value).split())
 
 
 # The largest game target: far beyond any real game (RULES.md 8: 501 to 3000), and small enough for every engine (the

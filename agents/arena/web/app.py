@@ -1,6 +1,7 @@
 """The web app's HTTP interface: a Starlette application (:func:`create_app`), served by uvicorn.
 
-Endpoints (JSON in, JSON out; an error is a 4xx with ``{"error": "one line"}``, never a traceback):
+Endpoints (JSON in, JSON out; an error is a 4xx with ``{"error": "one line"}`` of at most ``MAX_ERROR``
+characters, never a traceback; a fault of the server a 500 with one line, the connection kept):
 
 =======  ==================================  ===============================================================
 GET      ``/``                               the page (``static/index.html``); ``/static/...`` its assets
@@ -10,7 +11,8 @@ POST     ``/api/tables``                     a new table: ``{"mode": "play", "va
                                              "seats": [4 specs], "seed", "episode"}``; returns its id and frames
 GET      ``/api/tables/{id}``                the table now (one frame)
 POST     ``/api/tables/{id}/act``            the human's move ``{"action": id or name}``, then the agents' moves
-POST     ``/api/tables/{id}/step``           ``{"n": 1..512}`` agents' moves at a watched table
+POST     ``/api/tables/{id}/step``           ``{"n": 1..512}`` agents' moves at a watched table (fewer once
+                                             ``MAX_STEP_SECONDS`` of agents' time have gone)
 POST     ``/api/tables/{id}/next``           the next deal (or episode) after a deal's end
 GET      ``/api/tables/{id}/records``        the table's finished deals as deal records (JSON lines)
 DELETE   ``/api/tables/{id}``                close the table
@@ -232,24 +234,41 @@ class Sessions:
         await self.app(scope, receive, send_with_cookie)
 
 
+class JSON(JSONResponse):
+    """JSON in ASCII: any string a record holds (a lone surrogate included) goes out as an escape, never as an
+    encoding error."""
+
+    def render(self, content) -> bytes:
+        return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+
+
 def api(handler):
-    """A JSON endpoint: the handler's dict as JSON; BadRequest, TableError and RecordError as a 4xx with one line."""
+    """A JSON endpoint: the handler's dict as JSON; BadRequest, TableError and RecordError as a 4xx with one line.
+    Anything else is a 500 with one line, logged with its traceback, answered here (not re-raised to the server,
+    which would close the connection)."""
     async def endpoint(request: Request) -> Response:
         try:
             out = await handler(request)
+            return out if isinstance(out, Response) else JSON(out)
         except BadRequest as e:
             return error(str(e), e.status)
         except (TableError, RecordError) as e:
             return error(str(e), 400)
-        return out if isinstance(out, Response) else JSONResponse(out)
+        except Exception as e:  # a bug: the client gets one line, the log the traceback
+            log.exception("error serving %s %s", request.method, request.url.path)
+            return error(f"internal error ({type(e).__name__}); the server's log has the details", 500)
     return endpoint
 
 
+MAX_ERROR = 300  # characters of an error line (a 50 MB bad value must not make a 50 MB answer)
+
+
 def error(message: str, status: int) -> JSONResponse:
-    """One line of text (characters JSON cannot carry, such as lone surrogates, replaced)."""
-    line = (message or "bad request").replace("\r", " ").replace("\n", " ")
-    line = line.encode("utf-8", "replace").decode("utf-8")
-    return JSONResponse({"error": line}, status_code=status)
+    """One line of text, at most MAX_ERROR characters."""
+    line = " ".join((message or "bad request").split())
+    if len(line) > MAX_ERROR:
+        line = line[:MAX_ERROR - 3] + "..."
+    return JSON({"error": line}, status_code=status)
 
 
 async def http_error(request: Request, exc: HTTPException) -> Response:

@@ -11,14 +11,13 @@ the other table).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from belote_env.render import move_text, table_view
 from belote_env.rules.actions import ACTION_NAMES
-from belote_env.rules.errors import BeloteError
-from belote_env.rules.record import RECORD_FORMAT, replay_record
+from belote_env.rules.errors import BeloteError, NotationError, short_repr
+from belote_env.rules.record import RECORD_FORMAT, parse_json, replay_record
 from belote_env.rules.state import DealState
 
 MAX_FILE_BYTES = 64 << 20  # a record file larger than this is listed but refused
@@ -26,8 +25,9 @@ MAX_FILES = 2000  # files listed per library
 MAX_DEPTH = 4  # folders below a record folder that are searched
 
 
-class RecordError(ValueError):
-    """A record the library refuses to show (unknown key, unreadable file, a record that does not replay)."""
+class RecordError(BeloteError):
+    """A record the library refuses to show (unknown key, unreadable file, a record that does not replay); its
+    message is one bounded line (a BeloteError, a ValueError)."""
 
 
 class RecordLibrary:
@@ -87,17 +87,14 @@ class RecordLibrary:
             if cached is not None and cached[0] == st.st_mtime:
                 return cached[1]
             records = []
-            with open(path, encoding="utf-8") as f:
+            with open(path, "rb") as f:
                 for n, line in enumerate(f, 1):
                     if line.strip():
-                        try:
-                            records.append(json.loads(line))
-                        except json.JSONDecodeError as e:
-                            raise RecordError(f"{key}: line {n} is not JSON ({e.msg})") from None
+                        records.append(parse_json(line, f"{key}: line {n}"))  # standard JSON, bounded depth
+        except NotationError as e:
+            raise RecordError(str(e)) from None
         except OSError as e:
-            raise RecordError(f"cannot read record file {key!r}: {e.strerror or e}") from None
-        except UnicodeDecodeError:
-            raise RecordError(f"record file {key!r} is not UTF-8 text") from None
+            raise RecordError(f"cannot read record file {short_repr(key)}: {e.strerror or e}") from None
         self._cache[key] = (st.st_mtime, records)
         if len(self._cache) > 16:
             self._cache.pop(next(iter(self._cache)))
@@ -126,7 +123,7 @@ class RecordLibrary:
         rec = records[index]
         try:
             final = replay_record(rec)
-        except (BeloteError, TypeError, ValueError) as e:
+        except BeloteError as e:  # every field is checked: nothing else escapes a hostile record
             raise RecordError(f"deal {index} of {key!r} does not replay: {str(e).splitlines()[0]}") from None
         frames = replay_frames(rec, final)
         return {"file": key, "index": index, "format": RECORD_FORMAT, "meta": rec.get("meta"),

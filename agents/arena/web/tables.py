@@ -23,14 +23,18 @@ from agents.registry import make_agent
 from belote_env.aec import AGENTS, raw_env
 from belote_env.render import move_text, table_view
 from belote_env.rules.actions import ACTION_NAMES, NUM_ACTIONS, action_id
+from belote_env.rules.errors import BeloteError
 from belote_env.rules.record import deal_record
 from belote_env.rules.variant import short_repr
 
 MAX_STEPS = 512  # actions one request may advance (a whole game of agents' moves goes by pages of this many)
+# Agents' thinking one step request may cost: the moves stop once this much time has gone (after at least one), so
+# that no request (n=512 moves of a search agent) holds a server thread for long; the page asks for more.
+MAX_STEP_SECONDS = 1.0
 MAX_RECORDS = 200  # finished deals a table keeps as records (the oldest go first)
 
 
-class TableError(ValueError):
+class TableError(BeloteError):
     """A request a table refuses (an illegal move, a move out of turn, a bad argument): the table is unchanged."""
 
 
@@ -96,20 +100,25 @@ class Table:
         frames += self.advance(MAX_STEPS)
         return frames
 
-    def advance(self, limit: int) -> list[dict]:
-        """Agents' moves, at most ``limit`` of them, until the human is to act or the deal ends."""
+    def advance(self, limit: int, seconds: float | None = None) -> list[dict]:
+        """Agents' moves, at most ``limit`` of them, until the human is to act or the deal ends; with ``seconds``,
+        no move starts once that much time has gone (the first always does)."""
         frames = []
+        stop = None if seconds is None else time.monotonic() + seconds
         while len(frames) < limit and not self.paused and self.deal.seat != self.human:
+            if frames and stop is not None and time.monotonic() >= stop:
+                break
             frames.append(self._agent_move())
         return frames
 
     def step(self, n: int) -> list[dict]:
-        """Up to ``n`` agents' moves at a watched table (the deal's end stops it)."""
+        """Up to ``n`` agents' moves at a watched table (the deal's end stops it), and fewer when they take more
+        than MAX_STEP_SECONDS (search agents): the caller asks again for the rest."""
         if self.human is not None:
             raise TableError("this table is played: its agents move after your moves (use act)")
         if self.paused:
             raise TableError("the deal is over: ask for the next deal")
-        return self.advance(n)
+        return self.advance(n, MAX_STEP_SECONDS)
 
     def next(self) -> list[dict]:
         """After a deal's end: the next deal of the episode, or the next episode (the table's next seed); then the
@@ -266,4 +275,4 @@ def build_agents(specs: list[str | None], allowed: set[str]) -> list[Agent | Non
     return out
 
 
-__all__ = ["MAX_STEPS", "Table", "TableError", "TableStore", "build_agents", "parse_move"]
+__all__ = ["MAX_STEP_SECONDS", "MAX_STEPS", "Table", "TableError", "TableStore", "build_agents", "parse_move"]

@@ -349,3 +349,71 @@ async def fuzz(record_dir):
                 err = r.json()["error"]
                 assert "\n" not in err and "Traceback" not in err
     assert sum(statuses.values()) == 10_000 and statuses.get(200, 0) > 1000 and unchanged > 300, (statuses, unchanged)
+
+
+def test_hostile_record_files_get_a_short_400_and_good_files_still_replay(tmp_path):
+    """Every hostile file of the rules core's record tests, served: listing, deals and a deal are each a 400 with
+    one short line (never a 500, never the file's content echoed), and a good file beside them replays."""
+    from tests.belote_env.rules.test_record import _good_record, _hostile_lines
+
+    for k, (case, line) in enumerate(_hostile_lines()):
+        (tmp_path / f"h{k:02d}.jsonl").write_bytes(line.encode() if isinstance(line, str) else line)
+    write_records(tmp_path / "good.jsonl", [_good_record()])
+    with TestClient(create_app([tmp_path])) as c:
+        files = [f["file"] for f in c.get("/api/records").json()["files"]]
+        assert len(files) == len(_hostile_lines()) + 1
+        for key in files:
+            deals = c.get("/api/records/deals", params={"file": key})
+            deal = c.get("/api/records/deal", params={"file": key, "index": "0"})
+            if key == "good.jsonl":
+                assert deals.status_code == deal.status_code == 200
+                continue
+            assert deal.status_code == 400, (key, deal.text[:200])
+            assert deals.status_code in (200, 400), (key, deals.text[:200])
+            for r in (deals, deal):
+                if r.status_code == 400:
+                    assert len(r.content) < 500 and "\n" not in r.json()["error"], (key, r.text[:300])
+
+
+def test_an_internal_error_is_one_500_line_and_the_connection_stays(record_dir, monkeypatch):
+    """A bug behind an endpoint: a 500 with one line answered by the endpoint itself (the test client re-raises
+    what reaches the server, which would close a real connection), and the next request is served."""
+    def boom(self, key):
+        raise RuntimeError("a bug " + "x" * 10_000)
+
+    monkeypatch.setattr(RecordLibrary, "summaries", boom)
+    with TestClient(create_app([record_dir])) as c:  # raise_server_exceptions: an exception out of the app fails
+        r = c.get("/api/records/deals", params={"file": "coinche/random__heuristic.jsonl"})
+        assert r.status_code == 500 and r.json() == {
+            "error": "internal error (RuntimeError); the server's log has the details"}
+        assert c.get("/api/options").status_code == 200
+
+
+def test_a_step_request_stops_after_its_time_budget(monkeypatch):
+    """n=512 moves of slow agents: the request returns once MAX_STEP_SECONDS have gone (after at least one move),
+    and the next request goes on from there."""
+    import time
+
+    from agents.arena.web import tables
+    from agents.random_agent import RandomAgent
+
+    class Slow(RandomAgent):
+        def act(self, observation, action_mask, info):
+            time.sleep(0.02)
+            return super().act(observation, action_mask, info)
+
+    monkeypatch.setattr(tables, "MAX_STEP_SECONDS", 0.1)
+    table = Table("coinche", [Slow(s) for s in range(4)], ["slow"] * 4, seed=3)
+    first = table.step(512)
+    assert 1 <= len(first) < 20 and not first[-1]["paused"]
+    second = table.step(512)
+    assert 1 <= len(second) < 20
+
+
+def test_long_bad_values_give_short_error_lines(client):
+    big = "x" * 1_000_000
+    table = new_table(client)["table"]
+    for r in (client.post(f"/api/tables/{table}/act", json={"action": big[:30]}),
+              client.post("/api/tables", json={"mode": "watch", "seats": [big[:15_000], "random", "random", "random"]}),
+              client.get("/api/records/deals", params={"file": big[:10_000]})):
+        assert 400 <= r.status_code < 500 and len(r.content) < 500, r.text[:200]

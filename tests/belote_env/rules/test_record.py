@@ -7,13 +7,17 @@ import json
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from belote_env.rules.actions import ACTION_NAMES
 from belote_env.rules.errors import NotationError
 from belote_env.rules.record import (
     RECORD_FORMAT,
     deal_record,
+    parse_json,
     read_records,
+    record_line,
     replay_record,
     write_records,
 )
@@ -117,3 +121,122 @@ def test_as_dealt_is_the_deal_before_any_action_in_every_variant():
         for a in deal.history:
             start.apply(a)
         assert start == deal and start.result.scores == deal.result.scores
+
+
+def _good_record(name="belote_classique", seed=4):
+    rng = random.Random(seed)
+    while True:
+        deal = _random_deal(load_variant(name), rng)
+        if deal.result.outcome != "redeal":
+            extras = [{"p": 0.5, "v": [1, {"x": None}]} if j % 2 else None for j in range(len(deal.history))]
+            return json.loads(json.dumps(deal_record(deal, extras, meta={"who": ["a", "b"]})))
+
+
+def _hostile_lines():
+    """(name, bytes of one line): a file of each is refused whole, with a short message."""
+    good = record_line(_good_record())
+    rec = json.loads(good)
+    big = "x" * 5_000_000
+
+    def with_(**fields):
+        return json.dumps({**rec, **fields})
+
+    step0 = rec["actions"][0]
+    return [
+        ("not UTF-8", b"\xff\xfe" + good.encode()),
+        ("nested 100,000 deep", ("[" * 100_000 + "]" * 100_000).encode()),
+        ("nested just too deep in meta", with_(meta={"a": json.loads("[" * 31 + "]" * 31)})),
+        ("an integer of 5,000 digits", good.replace('"dealer":', '"dealer":' + "9" * 5000 + ",\"x\":").encode()),
+        ("NaN", good.replace('"who"', '"nan":NaN,"who"').encode()),
+        ("Infinity", good.replace('"garde":0', '"garde":Infinity').encode()),
+        ("1e999", good.replace('"garde":0', '"garde":1e999').encode()),
+        ("result a list", with_(result=[1, 2])),
+        ("result a string", with_(result="made")),
+        ("result with an unknown field", with_(result={**rec["result"], "bogus": 1})),
+        ("hands a string", with_(hands="7S 8S")),
+        ("hands a number", with_(hands=5)),
+        ("hands an object", with_(hands={"a": 1})),
+        ("variant a list", with_(variant=[1])),
+        ("dealer a float", with_(dealer=1.5)),
+        ("dealer a bool", with_(dealer=True)),
+        ("garde a string", with_(garde="x")),
+        ("actions an object", with_(actions={"a": 1})),
+        ("an action a number", with_(actions=[{**step0, "action": 3}])),
+        ("a 5 MB action name", with_(actions=[{**step0, "action": big}])),
+        ("a seat a list", with_(actions=[{**step0, "seat": [step0["seat"]]}])),
+        ("a seat a bool", with_(actions=[{**step0, "seat": True}])),
+        ("extras a list", with_(actions=[{**step0, "extras": [1]}] + rec["actions"][1:])),
+        ("extras a string", with_(actions=[{**step0, "extras": "x"}] + rec["actions"][1:])),
+        ("a step with an unknown field", with_(actions=[{**step0, "sat": 1}] + rec["actions"][1:])),
+        ("meta a list", with_(meta=[1])),
+        ("an unknown field", with_(reslt=rec["result"])),
+        ("a 5 MB format", with_(format=big)),
+        ("a 5 MB variant key", with_(variant={**rec["variant"], big: 1})),
+        ("a 5 MB result", with_(result={**rec["result"], "scores": big})),
+        ("a list", "[1, 2]"),
+        ("trailing NUL", good[:-1] + "\x00"),
+    ]
+
+
+@pytest.mark.parametrize(("case", "line"), _hostile_lines(), ids=[c for c, _ in _hostile_lines()])
+def test_hostile_record_files_are_refused_with_a_short_message(case, line, tmp_path):
+    path = tmp_path / "hostile.jsonl"
+    path.write_bytes(line.encode() if isinstance(line, str) else line)
+    with pytest.raises(NotationError) as e:
+        for rec in read_records(path):
+            replay_record(rec)
+    assert len(str(e.value)) < 600 and "\n" not in str(e.value), case
+
+
+def test_a_record_that_loads_writes_back_as_it_was_read(tmp_path):
+    rec = _good_record()
+    rec["meta"] = {"deep": json.loads("[" * 30 + "]" * 30), "text": "\ud800 lone surrogate", "n": 10**300}
+    path = tmp_path / "ok.jsonl"
+    write_records(path, [rec])
+    (again,) = read_records(path)
+    assert again == rec and replay_record(again).format() == replay_record(rec).format()
+    assert record_line(again) == record_line(rec)
+    with pytest.raises(NotationError, match="nested more than 32 deep"):
+        replay_record({**rec, "meta": {"deep": json.loads("[" * 31 + "]" * 31)}})
+    for bad in ({"x": float("nan")}, {"x": (1, 2j)}, {1: "int key"}, {"x": {1, 2}}):
+        with pytest.raises(NotationError, match="meta"):
+            replay_record({**rec, "meta": bad})
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+                     | st.text(max_size=8), lambda kids: st.lists(kids, max_size=3)
+                     | st.dictionaries(st.text(max_size=5), kids, max_size=3), max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_edit_of_a_record_replays_and_writes_back_or_is_a_notation_error(data):
+    """A record with one field replaced by any JSON value, or one field removed: replay_record either accepts it,
+    and then the record writes back and reads back equal and replays to the same deal, or refuses it with a
+    NotationError: never another exception."""
+    rec = _good_record(data.draw(st.sampled_from(["belote_classique", "coinche", "contree", "cobrecaf_81"])))
+    paths = [(), ("result",), ("variant",), ("actions",)] + [("actions", k) for k in range(3)] + [("meta",)]
+    where = data.draw(st.sampled_from(paths))
+    target = rec
+    for k in where:
+        target = target[k]
+    if isinstance(target, dict):
+        key = data.draw(st.sampled_from(sorted(target) + ["new"]))
+    else:
+        key = data.draw(st.integers(0, max(0, len(target) - 1)))
+    if data.draw(st.booleans()) and (isinstance(target, dict) and key in target or isinstance(target, list) and target):
+        del target[key]
+    else:
+        value = data.draw(_JSON)
+        if isinstance(target, dict):
+            target[key] = value
+        elif target:
+            target[key] = value
+    try:
+        deal = replay_record(rec)
+    except NotationError as e:
+        assert len(str(e)) <= 2000
+        return
+    line = record_line(rec)
+    again = parse_json(line)
+    assert again == rec and replay_record(again).format() == deal.format()
