@@ -119,10 +119,11 @@ def test_a_signal_stops_the_run_at_its_next_checkpoint_and_resume_is_exact(tmp_p
     proc = subprocess.Popen([sys.executable, "train.py", *options, "--run-name", "cut"], cwd=REPO,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     folder = tmp_path / "cut"
-    deadline = time.time() + 60
-    while not list(folder.glob("events.out.tfevents.*")) and time.time() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.5)  # some updates in
+    deadline = time.time() + 120
+    # Some updates in, and past the handler's installation: the first regular checkpoint is written (waiting a
+    # fixed time after the log file appears sent the signal before the handler on a loaded machine).
+    while not list((folder / "checkpoints").glob("ckpt_00000[1-9]0.pt")) and time.time() < deadline:
+        time.sleep(0.02)
     proc.send_signal(getattr(signal, sig))
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == status, err[-2000:]
