@@ -43,13 +43,14 @@ from agents.arena.match import CHUNK_PAIRS, MatchResult, run_chunk
 from agents.arena.reports import file_stem, md_table, no_nan, rating_rows, stronger_first, text_table, write_reports
 from agents.cli import CommandParser, check_writable, nonnegative_int, positive_int
 from agents.files import replacing, write_text
-from belote_env.rules.errors import BeloteError
+from belote_env.rules.errors import BeloteError, short_repr
 
 FAMILIES = ("belote_classique", "coinche", "contree", "cobrecaf_81")
 BASE_AGENTS = ("random", "heuristic", "pimc")
 PRETRAINED = "pretrained"  # in --agents: the family's shipped trained agents
 SEARCH_AGENTS = ("search",)  # after the trained agents: pimc on the family's shipped policy
-CACHE_FORMAT = "belote_env.ladder/1"
+CACHE_FORMAT = "belote_env.ladder/2"  # /2: a chunk's digest covers the match it belongs to (/1: its contents only)
+OLD_FORMATS = ("belote_env.ladder/1",)  # files of an older ladder: their matches are played again
 DEFAULT_PAIRS = 2000
 DEFAULT_BOOTSTRAP = 200
 DEFAULT_OUT = Path("docs/results")
@@ -138,8 +139,12 @@ class MatchCache:
             return m
         try:
             data = json.loads(path.read_text())
+            if data.get("format") in OLD_FORMATS:
+                m.stale = (f"it was written by an older ladder (format {data['format']}, whose chunks are not bound "
+                           "to their match)")
+                return m
             if data.get("format") != CACHE_FORMAT:
-                raise ValueError(f"format {data.get('format')!r}, expected {CACHE_FORMAT!r}")
+                raise ValueError(f"format {short_repr(data.get('format'))}, expected {CACHE_FORMAT!r}")
             if (data["family"], data["agent_a"], data["agent_b"]) != (family, a, b):
                 raise ValueError(f"it holds {data['agent_a']} v {data['agent_b']} in {data['family']}")
             old = {data["agent_a"]: data["digest_a"], data["agent_b"]: data["digest_b"]}
@@ -147,11 +152,16 @@ class MatchCache:
             if changed:
                 m.stale = f"the weights of {', '.join(changed)} changed since it was cached"
                 return m
-            m.chunks, m.dropped = checked_chunks(data["chunks"])
+            m.chunks, m.dropped = checked_chunks(data["chunks"], m.identity)
             m.results = dict(data.get("results", {}))
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise LadderError(f"cache file {str(path)!r} cannot be used ({e}); delete it to play the match again") from None
         return m
+
+    @property
+    def identity(self) -> tuple:
+        """What a chunk's digest binds it to: the family, the agents and their weights' digests."""
+        return (self.family, self.agent_a, self.agent_b, self.digests[self.agent_a], self.digests[self.agent_b])
 
     def missing(self, seed: int, pairs: int) -> list[tuple[int, int]]:
         return [(s, e) for s, e in chunk_ranges(pairs) if (seed, s, e) not in self.chunks]
@@ -172,7 +182,7 @@ class MatchCache:
             "abandoned": result.abandoned,
             "pair_diffs": [_num(x) for x in result.pair_diffs], "pair_wins": [_num(x) for x in result.pair_wins],
         }
-        record["digest"] = chunk_digest(record)
+        record["digest"] = chunk_digest(record, self.identity)
         self.chunks[(result.seed, result.pair_start, result.pair_start + result.pairs)] = record
         self.save()
 
@@ -205,8 +215,6 @@ class MatchCache:
                         "agent_b": self.agent_b, "digest_a": self.digests[self.agent_a],
                         "digest_b": self.digests[self.agent_b], "results": self.results}
                 chunks = [self.chunks[k] for k in sorted(self.chunks)]
-                for c in chunks:  # records of the format before digests: checked on open, sealed now
-                    c.setdefault("digest", chunk_digest(c))
                 text = json.dumps(head, indent=2, allow_nan=False)[:-2] + ',\n  "chunks": [\n'
                 text += ",\n".join("    " + json.dumps(c, allow_nan=False) for c in chunks) + "\n  ]\n}\n"
                 with replacing(self.path) as tmp:
@@ -225,7 +233,7 @@ class MatchCache:
                 self.digests[self.agent_b])
             if not same:
                 return
-            chunks, _ = checked_chunks(data.get("chunks", []))
+            chunks, _ = checked_chunks(data.get("chunks", []), self.identity)
             results = dict(data.get("results", {}))
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return  # no file yet, or one this process will replace (its problems were reported on open)
@@ -244,16 +252,19 @@ def _folder_lock(folder: Path):
         os.close(fd)
 
 
-def chunk_digest(record: dict) -> str:
-    """SHA-256 of a chunk record's contents (every field but ``digest`` and ``seconds``), in canonical JSON."""
+def chunk_digest(record: dict, match: tuple) -> str:
+    """SHA-256 of a chunk record's contents (every field but ``digest`` and ``seconds``) and of the match it belongs
+    to (``MatchCache.identity``: family, agents, their weights' digests), in canonical JSON: a chunk copied into
+    another match's file does not check out there."""
     body = {k: v for k, v in record.items() if k not in ("digest", "seconds")}
-    return hashlib.sha256(json.dumps(body, sort_keys=True, allow_nan=True).encode()).hexdigest()
+    text = json.dumps({"match": list(match), "chunk": body}, sort_keys=True, allow_nan=True)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
-def chunk_problem(c) -> str | None:
-    """Why a cached chunk record cannot be used, or None: its range must be one of :func:`chunk_ranges`', its
-    per-pair lists as long as the range, differences finite, wins 0..2 in halves, the counts whole and
-    consistent, and its digest (when it has one: records written before digests have none) its contents'."""
+def chunk_problem(c, match: tuple) -> str | None:
+    """Why a cached chunk record cannot be used in the match ``match`` (``MatchCache.identity``), or None: its range
+    must be one of :func:`chunk_ranges`', its per-pair lists as long as the range, differences finite, wins 0..2 in
+    halves, the counts whole and consistent, and its digest that of its contents in this match."""
     if not isinstance(c, dict):
         return "not a record"
     ints = ("seed", "start", "stop", "taken_a", "made_a", "taken_b", "made_b", "abandoned")
@@ -274,17 +285,21 @@ def chunk_problem(c) -> str | None:
     if not (0 <= c["made_a"] <= c["taken_a"] <= deals and 0 <= c["made_b"] <= c["taken_b"] <= deals
             and 0 <= c["abandoned"] <= stop - start):
         return "contracts taken, made or abandoned pairs out of range"
-    if "digest" in c and c["digest"] != chunk_digest(c):
-        return "its contents do not match its digest"
+    if "digest" not in c:
+        return "it has no digest"
+    if c["digest"] != chunk_digest(c, match):
+        return "its contents do not match its digest in this match (changed, or copied from another match)"
     return None
 
 
-def checked_chunks(records) -> tuple[dict, list[str]]:
-    """The cached chunk records that check out (:func:`chunk_problem`), by (seed, start, stop), and a line per
-    record that does not."""
+def checked_chunks(records, match: tuple) -> tuple[dict, list[str]]:
+    """The cached chunk records that check out in the match ``match`` (:func:`chunk_problem`), by (seed, start,
+    stop), and a line per record that does not."""
+    if not isinstance(records, list):
+        raise ValueError(f"its chunks are not a list but {type(records).__name__}")
     good, bad = {}, []
     for c in records:
-        problem = chunk_problem(c)
+        problem = chunk_problem(c, match)
         if problem is None:
             good[(c["seed"], c["start"], c["stop"])] = c
         else:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import random
 import statistics
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -168,10 +168,8 @@ class MatchResult:
 
     def to_dict(self) -> dict:
         """Every summary figure as plain Python values (a made rate with no contract taken stays NaN)."""
-        d = asdict(self)
-        d.pop("pair_diffs")
-        d.pop("pair_wins")
-        d.pop("pair_start")
+        d = {f.name: getattr(self, f.name) for f in fields(self)
+             if f.name not in ("pair_diffs", "pair_wins", "pair_start", "records")}  # the deals: --record's files
         return d
 
     def row(self) -> dict:
@@ -182,7 +180,8 @@ class MatchResult:
             "B": self.agent_b,
             "pairs": str(self.pairs),
             f"A-B points/{unit}": f"{self.mean_diff:+.1f}",
-            "95% CI": f"[{self.ci_low:+.1f}, {self.ci_high:+.1f}]",
+            "95% CI": f"[{self.ci_low:+.1f}, {self.ci_high:+.1f}]" if math.isfinite(self.ci_high - self.ci_low)
+            else "- (one pair)",
             f"A {unit}s won": f"{100 * self.win_rate:.1f}%",
             "A contracts made": _pct(self.made_rate_a, self.taken_a),
             "B contracts made": _pct(self.made_rate_b, self.taken_b),

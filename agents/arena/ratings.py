@@ -98,7 +98,7 @@ def rate(matches, agents: list[str] | None = None, anchor: str | None = None,
     point = fit_bradley_terry(len(agents), ii, jj, wins, games, a0)
     low = np.full(len(agents), np.nan)
     high = np.full(len(agents), np.nan)
-    if bootstrap > 0 and matches:
+    if bootstrap > 0 and matches and min(m.pairs for m in matches) > 1:  # one pair: no spread to resample
         rng = np.random.default_rng(seed)
         reps = np.empty((bootstrap, len(agents)))
         for b in range(bootstrap):

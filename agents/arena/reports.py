@@ -60,12 +60,13 @@ def stronger_first(matches: list[MatchResult], ratings) -> list[MatchResult]:
 
 
 def no_nan(d):
-    """NaN (undefined rate or interval) becomes null, so the JSON is standard; through nested dicts and lists."""
+    """NaN and infinities (an undefined rate, the interval of a single pair) become null, so the JSON is standard;
+    through nested dicts and lists."""
     if isinstance(d, dict):
         return {k: no_nan(v) for k, v in d.items()}
     if isinstance(d, (list, tuple)):
         return [no_nan(v) for v in d]
-    return None if isinstance(d, float) and math.isnan(d) else d
+    return None if isinstance(d, float) and not math.isfinite(d) else d
 
 
 def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], ratings, command: str,

@@ -191,7 +191,8 @@ def _shift(c):
     (lambda c: c["pair_diffs"].__setitem__(0, float("nan")), "a point difference is not a finite number"),
     (lambda c: c.__setitem__("stop", 3), "pairs 0..3 need 3 pair outcomes"),
     (lambda c: c.__setitem__("made_a", c["taken_a"] + 1), "contracts taken, made or abandoned pairs out of range"),
-    (_shift, "its contents do not match its digest"),
+    (_shift, "its contents do not match its digest in this match"),
+    (lambda c: c.pop("digest"), "it has no digest"),
 ])
 def test_a_damaged_chunk_is_reported_by_name_and_played_again(tmp_path, chunks_played, capsys, edit, reason):
     argv = _argv(tmp_path, agents=("random", "heuristic"), families=("contree",))
@@ -212,7 +213,9 @@ def test_a_damaged_chunk_is_reported_by_name_and_played_again(tmp_path, chunks_p
     assert f"{path}: chunk seed 0 pairs " in capsys.readouterr().out
     assert len(chunks_played) == 2  # played again
     assert (tmp_path / "results" / "contree_matches.csv").read_text() == table  # never mixed into the table
-    assert not [line for line in (ladder.chunk_problem(c) for c in json.loads(path.read_text())["chunks"]) if line]
+    m = ladder.MatchCache.open(tmp_path / "results" / "ladder", "contree", "random", "heuristic")
+    assert not [line for line in (ladder.chunk_problem(c, m.identity) for c in json.loads(path.read_text())["chunks"])
+                if line]
 
 
 @pytest.mark.parametrize(("rename", "phase"), [(1, "before"), (1, "after"), (2, "before")])
@@ -295,3 +298,36 @@ def test_search_matches_are_keyed_to_the_policies_they_load():
     assert agent_digest("search", "coinche") != agent_digest("search", "contree")
     assert agent_digest("search", "coinche") == agent_digest("search:policy=ppo_coinche,worlds=16", "coinche")
     assert len(agent_digest("pimc:beliefs=ppo_coinche", "contree")) == 64
+
+
+def test_a_chunk_copied_from_another_match_is_refused_and_played_again(tmp_path, chunks_played, capsys):
+    """Same family, seed and pairs, another match: the chunk's contents check out on their own, but its digest binds
+    it to the match it was played in, so the ladder plays this one again and publishes the true table."""
+    argv = _argv(tmp_path, agents=("random", "heuristic", "pretrained"), families=("contree",))
+    assert main(argv) == 0
+    table = (tmp_path / "results" / "contree_matches.csv").read_text()
+    folder = tmp_path / "results" / "ladder" / "contree"
+    source, target = folder / "heuristic__ppo_contree.json", folder / "random__heuristic.json"
+    data = json.loads(target.read_text())
+    data["chunks"] = json.loads(source.read_text())["chunks"]
+    target.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main([*argv, "--verify"]) == 1
+    assert "copied from another match" in capsys.readouterr().out
+    played = len(chunks_played)
+    assert main(argv) == 0
+    assert len(chunks_played) == played + 1  # that chunk, played again
+    assert (tmp_path / "results" / "contree_matches.csv").read_text() == table
+
+
+def test_a_cache_file_of_the_older_format_is_played_again(tmp_path, chunks_played, capsys):
+    argv = _argv(tmp_path, agents=("random", "heuristic"), families=("contree",))
+    assert main(argv) == 0
+    path = tmp_path / "results" / "ladder" / "contree" / "random__heuristic.json"
+    data = json.loads(path.read_text())
+    data["format"] = "belote_env.ladder/1"
+    path.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(argv) == 0
+    assert "written by an older ladder" in capsys.readouterr().out and len(chunks_played) == 2
+    assert json.loads(path.read_text())["format"] == ladder.CACHE_FORMAT

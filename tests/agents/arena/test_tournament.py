@@ -81,9 +81,39 @@ def test_a_shipped_agent_on_another_variant_is_noted(capsys):
 def test_reports_json_has_no_nan():
     from agents.arena.reports import no_nan
 
-    nan = float("nan")
-    assert no_nan({"a": nan, "b": [1.0, nan, {"c": nan}], "d": (nan,)}) == {"a": None, "b": [1.0, None, {"c": None}],
-                                                                            "d": [None]}
+    nan, inf = float("nan"), float("inf")
+    assert no_nan({"a": nan, "b": [1.0, nan, {"c": -inf}], "d": (inf,)}) == {"a": None, "b": [1.0, None, {"c": None}],
+                                                                             "d": [None]}
+
+
+def test_one_pair_writes_its_reports_with_undefined_intervals(tmp_path, capsys):
+    """-n 1: one pair has no spread, so its interval is undefined ('-' in the tables, null in the JSON) and the
+    reports are written (an infinite interval made the JSON fail after the whole tournament)."""
+    import json
+
+    assert main(["heuristic", "random", "-n", "1", "--bootstrap", "5", "--no-progress", "--out", str(tmp_path)]) == 0
+    data = json.loads((tmp_path / "coinche.json").read_text())
+    (match,) = data["matches"]
+    assert match["pairs"] == 1 and match["ci_low"] is None and match["ci_high"] is None
+    assert all(r["low"] is None and r["high"] is None for r in data["ratings"])
+    assert "- (one pair)" in (tmp_path / "coinche.md").read_text() and "- (one pair)" in capsys.readouterr().out
+
+
+def test_recorded_deals_stay_out_of_the_reports(tmp_path):
+    """--record writes the deals to their own files; the JSON and CSV reports hold the figures only."""
+    import csv
+    import json
+
+    argv = ["heuristic", "random", "-n", "6", "--bootstrap", "5", "--no-progress", "--out"]
+    assert main([*argv, str(tmp_path / "plain")]) == 0
+    assert main([*argv, str(tmp_path / "recorded"), "--record", str(tmp_path / "deals")]) == 0
+    for name in ("coinche_matches.csv", "coinche_ratings.csv"):
+        assert (tmp_path / "recorded" / name).read_text() == (tmp_path / "plain" / name).read_text(), name
+    plain, recorded = (json.loads((tmp_path / d / "coinche.json").read_text()) for d in ("plain", "recorded"))
+    assert {**recorded, "command": ""} == {**plain, "command": ""}
+    assert "records" not in recorded["matches"][0]
+    with open(tmp_path / "recorded" / "coinche_matches.csv") as f:
+        assert "records" not in next(csv.reader(f))
 
 
 def test_reports_are_all_or_nothing_on_a_full_disk(tmp_path):
