@@ -307,7 +307,7 @@ def sb3_vec_env(envs):
         def reset(self):
             seeds = getattr(self, "_seeds", None)
             seeded = seeds is not None and any(x is not None for x in seeds)
-            obs, _ = inner.reset(seed=[int(x) for x in seeds] if seeded else None)
+            obs, _ = inner.reset(seed=list(seeds) if seeded else None)  # an entry None: drawn from the OS
             if hasattr(self, "_reset_seeds"):
                 self._reset_seeds()
             self.reset_infos = [{} for _ in range(self.num_envs)]

@@ -447,6 +447,11 @@ def state_from_deal(game: BeloteGame, deal: DealState) -> BeloteState:
                               f"{type(game).__name__} and {type(deal).__name__}")
     if game.dealer != deal.dealer:
         raise BeloteGameError(f"state_from_deal: the game's first dealer is {game.dealer}, the deal's {deal.dealer}")
+    if deal.variant.with_overrides(name=game.variant.name) != game.variant:  # its scoring would differ, silently
+        theirs, ours = deal.variant.to_dict(), game.variant.to_dict()
+        diff = [k for k in ours if k != "name" and ours[k] != theirs[k]]
+        raise BeloteGameError(f"state_from_deal: the deal is of variant {deal.variant.name!r}, the game of "
+                              f"{game.variant.name!r}; they differ in {', '.join(diff)} (game_for(deal.variant))")
     state = game.new_initial_state()
     n = game.hand_size
     seats = [cards_of(deal.initial[s]) for s in range(4)]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -51,6 +52,11 @@ def deal_record(deal: DealState, extras: list | None = None, meta: dict | None =
         raise NotationError(f"deal_record takes a DealState, got {type(deal).__name__}")
     if extras is not None and len(extras) != len(deal.history):
         raise NotationError(f"extras: {len(extras)} entries for {len(deal.history)} actions")
+    for i, x in enumerate(extras or ()):  # what is written must read back (replay_record)
+        if x is not None:
+            _json_object(x, f"extras[{i}]", 3)
+    if meta:
+        _json_object(meta, "meta", 1)
     replay = deal.as_dealt()
     actions = []
     for i, a in enumerate(deal.history):
@@ -214,12 +220,25 @@ def record_line(record: dict) -> str:
 
 
 def write_records(path: str | Path, records: Iterable[dict]) -> int:
-    """Write ``records`` to ``path`` as JSON lines (one deal per line); returns how many."""
+    """Write ``records`` to ``path`` as JSON lines (one deal per line); returns how many. Each is checked by
+    :func:`replay_record` first (a NotationError names the first that would not read back), and the file is
+    written whole under a temporary name, then renamed: a refused record leaves ``path`` as it was."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     n = 0
-    with open(path, "w") as f:
-        for r in records:
-            f.write(record_line(r))
-            n += 1
+    try:
+        with open(tmp, "w") as f:
+            for r in records:
+                try:
+                    replay_record(r)
+                except NotationError as e:
+                    raise NotationError(f"record {n} of those to write to {str(path)!r}: {e}") from None
+                f.write(record_line(r))
+                n += 1
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
     return n
 
 

@@ -142,3 +142,144 @@ def test_openspiel_states_apply_exactly_the_legal_actions(game, moves):
             assert (state.history(), str(state)) == before
         else:
             assert legal
+
+
+# --- SingleSeatVectorEnv (gymnasium.make_vec) ------------------------------------------------------------------
+
+single_seat = pytest.importorskip("agents.arena.single_seat")
+
+seeds = st.one_of(scalars, st.lists(st.one_of(st.none(), scalars), max_size=N + 1),
+                  st.lists(st.integers(-2, 2**64), min_size=N, max_size=N).map(lambda x: np.array(x, dtype=object)),
+                  st.lists(st.integers(0, 2**62), min_size=N, max_size=N).map(np.array),
+                  st.lists(st.integers(0, 2**31), min_size=N, max_size=N).map(lambda x: np.array(x, dtype=np.float64)))
+
+
+def _seed_ok(seed):
+    """The documented seeds: None, an int >= 0, or N entries each None or an int >= 0 (numpy integers included)."""
+    if seed is None:
+        return True
+    if isinstance(seed, (str, bytes)) or not hasattr(seed, "__len__"):
+        return action_id(seed) is not None and action_id(seed) >= 0
+    if isinstance(seed, np.ndarray) and seed.ndim != 1:
+        return False
+    return len(seed) == N and all(x is None or (action_id(x) is not None and action_id(x) >= 0) for x in seed)
+
+
+def _vec_state(vec):
+    agents = [a.rng.getstate() for a in (vec.partner, vec.opponents)]
+    return _snapshot(vec._venv) + [vec._obs.copy(), vec._mask.copy(), agents]
+
+
+@pytest.fixture(scope="module")
+def vec():
+    v = single_seat.SingleSeatVectorEnv(N, "coinche", partner="random", opponents="random")
+    v.reset(seed=1)
+    return v
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=seeds)
+def test_single_seat_vector_env_resets_on_documented_seeds_and_a_refused_one_changes_nothing(vec, seed):
+    before = _vec_state(vec)
+    try:
+        obs, infos = vec.reset(seed=seed)
+    except BeloteError as e:
+        assert not _seed_ok(seed) and "seed" in str(e)
+        after = _vec_state(vec)
+        assert _same(before[:-3], after[:-3]) and np.array_equal(before[-3], after[-3]) and before[-1] == after[-1]
+    else:
+        assert _seed_ok(seed)
+        assert obs.shape == (N, 853) and infos["action_mask"].shape == (N, 112)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(actions=st.one_of(sequences, st.lists(st.integers(0, 111), min_size=N, max_size=N)), seed=st.integers(0, 9))
+def test_single_seat_vector_env_steps_exactly_the_legal_action_ids(vec, actions, seed):
+    obs, infos = vec.reset(seed=seed)
+    mask = infos["action_mask"]
+    before = _vec_state(vec)
+    ids = [action_id(a) for a in actions] if isinstance(actions, list) and len(actions) == N else None
+    legal = ids is not None and all(i is not None and 0 <= i < 112 and mask[t, i] for t, i in enumerate(ids))
+    try:
+        vec.step(actions)
+    except BeloteError:
+        assert not legal
+        after = _vec_state(vec)
+        assert _same(before[:-3], after[:-3]) and before[-1] == after[-1]
+    else:
+        assert legal
+
+
+arguments = st.fixed_dictionaries({}, optional={
+    "num_envs": st.one_of(st.integers(-2, 4), scalars), "seat": st.one_of(st.integers(-1, 4), scalars),
+    "reward": st.sampled_from(["score_diff", "win", "points", None, 3]),
+    "max_redeals": st.one_of(st.none(), st.integers(-1, 3), st.just(2**31), st.just(2**70), scalars),
+    "target": st.one_of(st.integers(-5, 2_000_000), st.just(2**70), st.text(max_size=3)),
+    "episode": st.sampled_from(["deal", "game", "match", 1]),
+    "partner": st.sampled_from(["heuristic", "random", "nobody", 7, None]),
+})
+
+
+@settings(max_examples=150, deadline=None)
+@given(kw=arguments)
+def test_single_seat_vector_env_arguments_build_an_env_or_name_the_bad_one(kw):
+    try:
+        single_seat.SingleSeatVectorEnv(**{"num_envs": 2, **kw})
+    except BeloteError as e:
+        named = [k for k in kw if k in str(e)] + (["variant" if "target" in kw or "episode" in kw else ""])
+        assert any(k and k in str(e) for k in named) or "agent" in str(e), (kw, str(e))
+
+
+# --- the python_belote game: parameters and resampling ----------------------------------------------------------
+
+switch_words = st.lists(st.tuples(st.sampled_from(["target", "undertrump", "rules", "episode", "colour", "generale"]),
+                                  st.sampled_from(["1000", "0", "true", "maybe", "officielles", "9" * 30, "game"])),
+                        max_size=3).map(lambda kv: " ".join(f"{k}:{v}" for k, v in kv))
+params = st.fixed_dictionaries({}, optional={
+    "variant": st.sampled_from(["coinche", "belote_classique", "contree", "nope"]), "switches": switch_words,
+    # OpenSpiel's int parameters are C++ ints: a larger value is refused by pyspiel before the game sees it
+    "episode": st.sampled_from(["deal", "game", "set"]), "max_redeals": st.integers(-3, 2**31 - 1),
+    "dealer": st.integers(-2, 6), "utility": st.sampled_from(["points", "score_diff", "wins"]),
+})
+
+
+@settings(max_examples=200, deadline=None)
+@given(p=params)
+def test_openspiel_parameters_load_a_game_or_name_what_is_wrong(p):
+    import belote_env.integrations.openspiel  # noqa: F401  (registers python_belote)
+
+    try:
+        game = pyspiel.load_game("python_belote", p)
+    except BeloteError as e:
+        words = [*p, *(w.split(":")[0] for w in p.get("switches", "").split())]
+        assert any(w in str(e) for w in words) or "variant" in str(e), (p, str(e))
+    else:
+        assert game.max_game_length() > 0 and 1 <= game.max_redeals <= 2**31 - 1
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seat=scalars, value=st.one_of(st.floats(allow_nan=True), scalars), moves=st.integers(0, 40))
+def test_openspiel_resample_answers_or_refuses_and_changes_nothing(game, seat, value, moves):
+    import random
+
+    rng = random.Random(moves)
+    state = game.new_initial_state()
+    while state.is_chance_node() or (moves > 0 and not state.is_terminal()):
+        if not state.is_chance_node():
+            moves -= 1
+        state.apply_action(rng.choice([c for c, _ in state.chance_outcomes()] if state.is_chance_node()
+                                      else state.legal_actions()))
+    if state.is_terminal():
+        return
+    before = (state.history(), str(state), [state.information_state_tensor(p) for p in range(4)])
+    ok_seat = action_id(seat) is not None and 0 <= action_id(seat) <= 3
+    ok_value = not isinstance(value, bool) and isinstance(value, (int, float, np.floating)) and 0 <= value <= 1
+    try:
+        sampled = state.resample_from_infostate(seat, lambda: value)
+    except BeloteError as e:
+        assert not (ok_seat and ok_value) and "resample_from_infostate" in str(e)
+    else:
+        assert ok_seat and ok_value
+        s = action_id(seat)
+        assert sampled.information_state_string(s) == state.information_state_string(s)
+    assert (state.history(), str(state), [state.information_state_tensor(p) for p in range(4)]) == before

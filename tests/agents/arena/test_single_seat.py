@@ -210,3 +210,45 @@ def test_out_of_range_switches_are_refused_naming_them(key, value):
         SingleSeatVectorEnv(2, "coinche", **{key: value})
     with pytest.raises(BeloteError, match=key):
         SingleAgentEnv("coinche", **{key: value})
+
+
+_NETWORK = {"belote_classique": "ppo_belote_classique", "belote_classique_officielles": "ppo_belote_classique",
+            "cobrecaf_81": "ppo_cobrecaf_81", "coinche": "ppo_coinche", "coinche_officielles": "ppo_coinche",
+            "contree": "ppo_contree", "contree_annonces": "ppo_contree", "contree_faits_et_annonces": "ppo_contree"}
+
+
+@pytest.mark.parametrize("episode", ["deal", "game"])
+@pytest.mark.parametrize("variant", sorted(_NETWORK))
+def test_every_shipped_variant_and_kind_of_seat_agent_is_gymnasium_make_bit_for_bit(variant, episode):
+    """make_vec against gymnasium.make, sub-env by sub-env, through autoresets: every shipped variant file, deal and
+    game episodes, and each kind of deterministic seat agent in turn (the heuristic everywhere, fused into one
+    kernel; a callable; the family's network beside the heuristic's kernel copy; a spec string for both)."""
+    pytest.importorskip("torch")
+    from belote_env.variants import variant_names
+
+    assert sorted(variant_names()) == sorted(_NETWORK)  # a new shipped variant joins this test
+    k = sorted(_NETWORK).index(variant) + (episode == "game")
+    partner, opponents = [("heuristic", "heuristic"), ("heuristic", lowest_legal), (_NETWORK[variant], "heuristic"),
+                          (lowest_legal, _NETWORK[variant])][k % 4]
+    kw = {"episode": "game", "target": 300} if episode == "game" else {}
+    vec = SingleSeatVectorEnv(3, variant, seat=k % 4, partner=partner, opponents=opponents, **kw)
+    singles = [SingleAgentEnv(variant, seat=k % 4, partner=partner, opponents=opponents, **kw) for _ in range(3)]
+    obs, infos = vec.reset(seed=[5, 2**40, 7])
+    for i, (env, s) in enumerate(zip(singles, [5, 2**40, 7])):
+        o, info = env.reset(seed=s)
+        assert np.array_equal(o, obs[i]) and np.array_equal(info["action_mask"], infos["action_mask"][i])
+    rng = np.random.default_rng(k)
+    ends = 0
+    for _ in range(45):
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in infos["action_mask"]])
+        obs, rewards, terminated, truncated, infos = vec.step(actions)
+        for i, env in enumerate(singles):
+            o, r, term, trunc, info = env.step(int(actions[i]))
+            assert (r, term, trunc) == (rewards[i], terminated[i], truncated[i]), (i, r, rewards[i])
+            if term or trunc:
+                ends += 1
+                assert np.array_equal(o, infos["final_obs"][i]) and infos["_final_obs"][i]
+                assert tuple(infos["scores"][i]) == info["scores"] and infos["winner"][i] == info["winner"]
+                o, info = env.reset()
+            assert np.array_equal(o, obs[i]) and np.array_equal(info["action_mask"], infos["action_mask"][i])
+    assert ends >= 3

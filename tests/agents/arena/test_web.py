@@ -15,7 +15,7 @@ from agents.arena.web.app import MAX_BODY, create_app  # noqa: E402
 from agents.arena.web.records import RecordLibrary, twin_index  # noqa: E402
 from agents.arena.web.serve import main as serve_main  # noqa: E402
 from agents.arena.web.tables import Table, TableError, TableStore, build_agents  # noqa: E402
-from belote_env.rules.record import deal_record, read_records, replay_record, write_records  # noqa: E402
+from belote_env.rules.record import deal_record, read_records, record_line, replay_record, write_records  # noqa: E402
 from belote_env.rules.state import play_random_deal  # noqa: E402
 from belote_env.variants import load_variant  # noqa: E402
 
@@ -231,7 +231,7 @@ def test_a_record_that_does_not_replay_is_refused_naming_it(tmp_path):
     rec = deal_record(play_random_deal(load_variant("coinche"), random.Random(1)))
     rec["actions"][3]["action"] = "generale AT" if rec["actions"][3]["action"] != "generale AT" else "pass"
     rec["actions"][2]["action"] = "JH"
-    write_records(tmp_path / "bad.jsonl", [rec])
+    (tmp_path / "bad.jsonl").write_text(record_line(rec))  # write_records would refuse it
     lib = RecordLibrary([tmp_path])
     with pytest.raises(ValueError, match="deal 0 of 'bad.jsonl' does not replay: action 3"):
         lib.deal("bad.jsonl", 0)
@@ -417,3 +417,41 @@ def test_long_bad_values_give_short_error_lines(client):
               client.post("/api/tables", json={"mode": "watch", "seats": [big[:15_000], "random", "random", "random"]}),
               client.get("/api/records/deals", params={"file": big[:10_000]})):
         assert 400 <= r.status_code < 500 and len(r.content) < 500, r.text[:200]
+
+
+def test_any_json_body_is_served_or_refused_in_one_line_and_a_refusal_changes_nothing(record_dir):
+    """Property test (hypothesis) of the table endpoints: any JSON body to ``POST /api/tables``, ``/act`` and
+    ``/step`` gets a 200 or a 4xx with one short line; a refused move leaves its table's frame as it was."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    leaves = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70),
+                       st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=12), st.sampled_from(["play", "watch", "coinche", "random", "pass", "JH",
+                                                              "deal", "game", "heuristic", "100 H"]))
+    values = st.recursive(leaves, lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=6), kids,
+                                                                                            max_size=3), max_leaves=6)
+    keys = st.sampled_from(["mode", "variant", "seat", "partner", "opponents", "seed", "episode", "seats", "action",
+                            "n", "x"])
+    bodies = st.one_of(st.dictionaries(keys, values, max_size=5), values)
+
+    with TestClient(create_app([record_dir], store=TableStore(max_tables=500, per_session=500))) as c:
+        table = new_table(c, seed=1)["table"]
+        watched = c.post("/api/tables", json={"mode": "watch", "seats": ["random"] * 4, "seed": 2}).json()["table"]
+
+        @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+        @given(body=bodies, where=st.sampled_from(["new", "act", "step"]))
+        def check(body, where):
+            key = table if where == "act" else watched
+            before = c.get(f"/api/tables/{key}").json()["frames"][0]
+            url = "/api/tables" if where == "new" else f"/api/tables/{key}/{where}"
+            r = c.post(url, json=body)
+            assert r.status_code == 200 or 400 <= r.status_code < 500, (body, r.text[:200])
+            if r.status_code != 200:
+                err = r.json()["error"]
+                assert "\n" not in err and len(err) <= 300
+                if where == "act":
+                    assert c.get(f"/api/tables/{key}").json()["frames"][0] == before
+            elif where == "act" and r.json()["frames"][-1]["paused"]:
+                c.post(f"/api/tables/{key}/next")
+
+        check()

@@ -162,6 +162,11 @@ def test_refused_actions_and_arguments_change_nothing(name):
         belote_os.game_for(name)
     with pytest.raises(belote_os.BeloteGameError, match="takes a python_belote game"):
         belote_os.state_from_deal(game, "JH QH")
+    other = {"belote_classique": "belote_classique_officielles", "coinche": "coinche_officielles",
+             "contree": "contree_annonces", "cobrecaf_81": "coinche"}[name]
+    deal = DealState.random(load_variant(other), 0, rng)
+    with pytest.raises(belote_os.BeloteGameError, match="the deal is of variant"):
+        belote_os.state_from_deal(belote_os.game_for(variant, 0), deal)
 
 
 def test_openspiel_s_ismcts_bot_plays_a_deal():

@@ -98,6 +98,25 @@ def test_records_that_do_not_replay_are_refused_naming_the_step():
         deal_record(deal, extras=[None])
 
 
+def test_what_is_written_reads_back(tmp_path):
+    """deal_record refuses extras and meta that would not read back; write_records refuses a record that does not
+    replay, naming it, and leaves the file as it was."""
+    deal = _random_deal(load_variant("coinche"), random.Random(3))
+    n = len(deal.history)
+    for extras in ([{"p": float("nan")}] + [None] * (n - 1), ["text"] + [None] * (n - 1)):
+        with pytest.raises(NotationError, match="extras"):
+            deal_record(deal, extras)
+    with pytest.raises(NotationError, match="meta"):
+        deal_record(deal, meta={"x": {1, 2}})
+    path = tmp_path / "d.jsonl"
+    good = deal_record(deal)
+    assert write_records(path, [good]) == 1
+    before = path.read_bytes()
+    with pytest.raises(NotationError, match="record 1 of those to write"):
+        write_records(path, [good, {**good, "dealer": 7}])
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["d.jsonl"]
+
+
 def test_a_file_with_a_bad_line_names_it(tmp_path):
     path = tmp_path / "d.jsonl"
     path.write_text('{"format": "x"}\n\n{not json\n')
