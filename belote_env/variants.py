@@ -28,19 +28,26 @@ def variant_path(name_or_path: str | Path) -> Path:
     if not isinstance(name_or_path, (str, Path)):
         raise VariantError(f"a variant is a shipped name, a YAML path or a Variant, got {short_repr(name_or_path)}")
     p = Path(name_or_path)
-    if str(name_or_path).strip() and (p.suffix in (".yaml", ".yml") or p.exists()):
-        if p.is_dir():
-            raise VariantError(f"variant path {str(p)!r} is a folder; give a shipped name or a .yaml file")
-        if not p.is_file():
-            raise VariantError(f"variant file {str(p)!r} does not exist")
-        return p
-    p = VARIANTS_DIR / f"{name_or_path}.yaml"
-    if not p.is_file():
+    shown = short_repr(str(p))
+    try:
+        if str(name_or_path).strip() and (p.suffix in (".yaml", ".yml") or p.exists()):
+            if p.is_dir():
+                raise VariantError(f"variant path {shown} is a folder; give a shipped name or a .yaml file")
+            if not p.is_file():
+                raise VariantError(f"variant file {shown} does not exist")
+            return p
+        known = str(name_or_path) in variant_names()  # a shipped name, never a path built from arbitrary text
+    except (OSError, ValueError) as e:  # a name too long for the file system, a NUL character
+        if isinstance(e, VariantError):
+            raise
+        raise VariantError(f"variant {short_repr(str(name_or_path))} is neither a shipped name nor a readable "
+                           f"path ({type(e).__name__}: {short_repr(str(e))})") from None
+    if not known:
         raise VariantError(
-            f"unknown variant {str(name_or_path)!r}; shipped variants: {', '.join(variant_names())} "
+            f"unknown variant {short_repr(str(name_or_path))}; shipped variants: {', '.join(variant_names())} "
             "(or give the path of a .yaml file)"
         )
-    return p
+    return VARIANTS_DIR / f"{name_or_path}.yaml"
 
 
 MAX_FILE_BYTES = 64 * 1024  # a variant file is a dozen lines

@@ -47,11 +47,11 @@ class NeuralAgent(Agent):
         self.device = torch.device(device)
         self.generator = torch.Generator(device=self.device)
         if seed is not None:
-            self.generator.manual_seed(seed)
+            self.generator.manual_seed(int(seed) % 2**64)  # torch takes 64 bits; a larger seed is folded, not refused
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
-            self.generator.manual_seed(seed)
+            self.generator.manual_seed(int(seed) % 2**64)
 
     @torch.no_grad()
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, infos: list | None = None,

@@ -399,22 +399,31 @@ class BeloteObserver:
 
     def __init__(self, iig_obs_type, params=None):
         if params:
-            raise ValueError(f"python_belote observers take no parameters, got {params}")
+            raise BeloteGameError(f"python_belote observers take no parameters, got {short_repr(params)}")
         if iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not iig_obs_type.public_info:
-            raise ValueError("python_belote observes one seat's private and the public information "
-                             f"(IIGObservationType(perfect_recall=...)), not {iig_obs_type}")
+            raise BeloteGameError("python_belote observes one seat's private and the public information "
+                                  f"(IIGObservationType(perfect_recall=...)), not {short_repr(iig_obs_type)}")
         self.perfect_recall = iig_obs_type.perfect_recall
         self.tensor = np.zeros(OBS_SIZE, np.float32)
         self.dict = {name: self.tensor[start:start + size] for name, (start, size) in SEGMENTS.items()}
 
     def set_from(self, state: BeloteState, player: int) -> None:
+        _check_player(player)
         if state._dealing:
             self.tensor.fill(0.0)
         else:
             self.tensor[:] = state.encoder().observation(player)
 
     def string_from(self, state: BeloteState, player: int) -> str:
+        _check_player(player)
         return state.information_view(player) if self.perfect_recall else state.seat_view(player)
+
+
+def _check_player(player) -> None:
+    """A seat 0..3 (OpenSpiel's own calls check it first; a Python caller of the observer may not)."""
+    if type(player) is not int or not 0 <= player <= 3:
+        if action_id(player) is None or not 0 <= action_id(player) <= 3:
+            raise BeloteGameError(f"python_belote: player must be a seat 0..3, got {short_repr(player)}")
 
 
 # --- from the rules core to OpenSpiel -------------------------------------------------------------------------

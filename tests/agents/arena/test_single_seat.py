@@ -252,3 +252,17 @@ def test_every_shipped_variant_and_kind_of_seat_agent_is_gymnasium_make_bit_for_
                 o, info = env.reset()
             assert np.array_equal(o, obs[i]) and np.array_equal(info["action_mask"], infos["action_mask"][i])
     assert ends >= 3
+
+
+def test_seeds_beyond_64_bits_reseed_a_sampling_network_too():
+    """Seeds are Python ints of any size (gymnasium.make takes them): a sampling network at a seat folds them into
+    torch's 64 bits instead of failing inside torch."""
+    pytest.importorskip("torch")
+    from agents import make_agent
+
+    net = make_agent("ppo_coinche")
+    net.sample = True
+    for env in (SingleSeatVectorEnv(2, "coinche", partner=net, opponents="heuristic"),
+                SingleAgentEnv("coinche", partner=net, opponents="heuristic")):
+        env.reset(seed=2**70)
+        env.reset(seed=2**64 + 5)

@@ -273,3 +273,18 @@ def test_resample_refuses_a_bad_seat_or_sampler_and_changes_nothing():
         with pytest.raises(belote_os.BeloteGameError, match="resample_from_infostate"):
             state.resample_from_infostate(seat, sampler)
     assert (str(state), [state.information_state_tensor(p) for p in range(4)]) == before
+
+
+def test_the_observer_refuses_a_bad_seat_or_parameters():
+    game = pyspiel.load_game("python_belote(variant=coinche)")
+    observer = game.make_py_observer()
+    state = random_state(game, random.Random(1), stop=lambda s: not s.is_chance_node())
+    for player in (4, -1, True, 1.0, "0"):
+        with pytest.raises(belote_os.BeloteGameError, match="player must be a seat"):
+            observer.set_from(state, player)
+        with pytest.raises(belote_os.BeloteGameError, match="player must be a seat"):
+            observer.string_from(state, player)
+    observer.set_from(state, np.int64(2))
+    assert observer.tensor.tolist() == state.observation_tensor(2)
+    with pytest.raises(belote_os.BeloteGameError, match="take no parameters"):
+        game.make_py_observer(None, {"x": 1})

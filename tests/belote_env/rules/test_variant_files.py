@@ -58,6 +58,11 @@ def test_bad_variant_argument():
     for bad in (None, 3, ["coinche"]):
         with pytest.raises(VariantError, match="shipped name"):
             load_variant(bad)
+    # a name too long for the file system, a NUL, a path out of the shipped folder: a short VariantError
+    for bad in ("x" * 5000, "a\x00b", "../variants/coinche", "coinche/../coinche"):
+        with pytest.raises(VariantError) as e:
+            load_variant(bad)
+        assert len(str(e.value)) < 400
 
 
 def _mutate(text: str, rng: random.Random) -> str:
