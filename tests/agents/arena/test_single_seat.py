@@ -266,3 +266,29 @@ def test_seeds_beyond_64_bits_reseed_a_sampling_network_too():
                 SingleAgentEnv("coinche", partner=net, opponents="heuristic")):
         env.reset(seed=2**70)
         env.reset(seed=2**64 + 5)
+
+
+@pytest.mark.parametrize("episode", ["deal", "game"])
+@pytest.mark.parametrize("variant", ["belote_classique", "coinche"])
+def test_truncated_episodes_are_gymnasium_make_bit_for_bit(variant, episode):
+    """Every seat passes: each episode is cut after max_redeals all-pass deals, the same step, reward, final
+    observation (the next deal's, as the rules core deals it) and result in both envs."""
+    kw = {"episode": episode, "max_redeals": 2}
+    vec = SingleSeatVectorEnv(2, variant, seat=1, partner=lowest_legal, opponents=lowest_legal, **kw)
+    singles = [SingleAgentEnv(variant, seat=1, partner=lowest_legal, opponents=lowest_legal, **kw) for _ in range(2)]
+    obs, infos = vec.reset(seed=3)
+    for i, env in enumerate(singles):
+        assert np.array_equal(env.reset(seed=3 + i)[0], obs[i])
+    cut = 0
+    for _ in range(20):
+        actions = [int(np.flatnonzero(m)[0]) for m in infos["action_mask"]]  # pass
+        obs, rewards, terminated, truncated, infos = vec.step(actions)
+        for i, env in enumerate(singles):
+            o, r, term, trunc, info = env.step(actions[i])
+            assert (r, term, trunc) == (rewards[i], terminated[i], truncated[i])
+            if trunc:
+                cut += 1
+                assert np.array_equal(o, infos["final_obs"][i]) and tuple(infos["scores"][i]) == info["scores"]
+                o, info = env.reset()
+            assert np.array_equal(o, obs[i])
+    assert cut >= 8
