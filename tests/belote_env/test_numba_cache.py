@@ -126,32 +126,39 @@ def _kernel(which):
     return kernels().act_rows
 
 
+def _cache_folder(index: Path) -> Path:
+    """The ``numba-<tag>-<digest>`` folder (numba_cache.cache_dir) an index file of the project lies in."""
+    return next(p for p in index.parents if p.name.startswith("numba-"))
+
+
 @pytest.mark.parametrize(("which", "kind", "how"), [("engine step", "nbc", "emptied"), ("solver", "nbi", "truncated"),
                                                     ("heuristic", "nbc", "zeroed")])
 def test_the_project_s_kernels_heal_a_damaged_cache_file(tmp_path, which, kind, how):
+    """The project's own cache folders, copied under NUMBA_CACHE_DIR (numba_cache.cache_dir puts them there the
+    same way), so that the damage never touches the cache other tests, processes or pytest workers load."""
+    import shutil
+
     script = tmp_path / "play.py"
     script.write_text(PLAY)
-    env = {**os.environ}
-    env.pop("NUMBA_CACHE_DIR", None)
-    before = _run(script, env)  # compiles what this checkout has not cached yet
+    cache = tmp_path / "cache"
+    indexes = {w: Path(_kernel(w)._cache._cache_file._index_path) for w in ("engine step", "solver", "heuristic")}
+    for index in indexes.values():
+        shutil.copytree(_cache_folder(index), cache / _cache_folder(index).name, dirs_exist_ok=True)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    before = _run(script, env)  # loads the copies (compiles what this checkout has not cached yet)
     assert before.returncode == 0, before.stderr
-    index = Path(_kernel(which)._cache._cache_file._index_path)
+    index = cache / indexes[which].relative_to(_cache_folder(indexes[which]).parent)
     # every file of that kind: the kernel may hold several compiled signatures (other tests add some), and a run
     # reads the one it calls
     targets = sorted(index.parent.glob(index.name.replace(".nbi", ".*.nbc" if kind == "nbc" else ".nbi")))
-    good = {t: t.read_bytes() for t in targets}
-    try:
-        for t in targets:
-            _damage(t, how)
-        healed = _run(script, env)
-        assert (healed.returncode, healed.stdout) == (0, before.stdout), healed.stderr
-        lines = [x for x in healed.stderr.splitlines() if "DamagedCacheWarning" in x]
-        assert lines and all(any(x.startswith(f"{t}:0: DamagedCacheWarning: ") for t in targets) for x in lines)
-        assert all(t.stat().st_size > 0 for t in targets if any(x.startswith(f"{t}:0:") for x in lines))
-    finally:
-        for t, data in good.items():
-            if not t.exists() or t.read_bytes() != data:
-                t.write_bytes(data)
+    assert targets
+    for t in targets:
+        _damage(t, how)
+    healed = _run(script, env)
+    assert (healed.returncode, healed.stdout) == (0, before.stdout), healed.stderr
+    lines = [x for x in healed.stderr.splitlines() if "DamagedCacheWarning" in x]
+    assert lines and all(any(x.startswith(f"{t}:0: DamagedCacheWarning: ") for t in targets) for x in lines)
+    assert all(t.stat().st_size > 0 for t in targets if any(x.startswith(f"{t}:0:") for x in lines))
 
 
 def test_every_module_compiling_with_a_cache_heals_damaged_files():
