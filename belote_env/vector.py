@@ -68,6 +68,7 @@ from .rules.variant import Variant, short_repr
 from .variants import load_variant
 
 SEED_STRIDE = 2**32
+MAX_TABLES = 2**20  # tables of one VectorEnv: about 12 GB; more would exhaust memory (a crash, not an error)
 OUTCOMES = tuple(Outcome)  # made, failed, litige, redeal: the order of info["outcome"] (= belote_env.fast.OUTCOMES)
 _PHASES = tuple(Phase)  # the kernels' PH_BIDDING, PH_PLAY, PH_DONE
 # info key -> its columns in the kernels' info array (kernels.I_*), as slices so that the arrays are views.
@@ -194,8 +195,10 @@ class VectorEnv:
         from .fast.mt import STATE_SIZE
         from .fast.tables import reward_scale, variant_params
 
-        if isinstance(num_tables, bool) or not isinstance(num_tables, (int, np.integer)) or num_tables < 1:
-            raise VectorEnvError(f"num_tables must be a positive int, got {num_tables!r}")
+        if isinstance(num_tables, bool) or not isinstance(num_tables, (int, np.integer)) or not (
+                1 <= num_tables <= MAX_TABLES):
+            raise VectorEnvError(f"num_tables must be an int 1..{MAX_TABLES:,} (about 12 KB of memory a table), got "
+                                 f"{short_repr(num_tables)}")
         if reward not in REWARD_KINDS:
             raise VectorEnvError(f"unknown reward {reward!r}; accepted: {', '.join(REWARD_KINDS)}")
         self.variant: Variant = load_variant(variant, episode=episode, **overrides)
@@ -532,4 +535,4 @@ def _info_dict(info: np.ndarray) -> dict:
     return out
 
 
-__all__ = ["VectorEnv", "VectorEnvError", "VectorIllegalActionError", "table_seed", "SEED_STRIDE"]
+__all__ = ["MAX_TABLES", "VectorEnv", "VectorEnvError", "VectorIllegalActionError", "table_seed", "SEED_STRIDE"]

@@ -44,7 +44,7 @@ from belote_env.observation import OBS_SIZE, observation_high
 from belote_env.rules.actions import NUM_ACTIONS, action_id
 from belote_env.rules.scoring import Outcome
 from belote_env.rules.variant import short_repr
-from belote_env.vector import VectorEnv
+from belote_env.vector import MAX_TABLES, VectorEnv
 
 _REDEAL = tuple(Outcome).index(Outcome.REDEAL)
 
@@ -126,8 +126,9 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         seat = action_id(seat)
         if seat is None or not 0 <= seat <= 3:
             raise EnvArgumentError(f"seat must be 0..3, got {short_repr(given)}")
-        if action_id(num_envs) is None or num_envs < 1:
-            raise EnvArgumentError(f"num_envs must be a positive int, got {short_repr(num_envs)}")
+        if action_id(num_envs) is None or not 1 <= num_envs <= MAX_TABLES:
+            raise EnvArgumentError(f"num_envs must be a positive int (at most {MAX_TABLES:,}: about 12 KB of memory "
+                                   f"each), got {short_repr(num_envs)}")
         # Unseeded, the tables draw their seeds from the OS (as gymnasium.make's env does): workers that never
         # seed collect different deals.
         self._venv = VectorEnv(variant, int(num_envs), seed=None, reward=reward, max_redeals=max_redeals,

@@ -211,7 +211,10 @@ def test_single_seat_vector_env_steps_exactly_the_legal_action_ids(vec, actions,
 
 
 arguments = st.fixed_dictionaries({}, optional={
-    "num_envs": st.one_of(st.integers(-2, 4), scalars), "seat": st.one_of(st.integers(-1, 4), scalars),
+    # a number of tables the machine can hold, or one beyond MAX_TABLES (refused): never one that fills the memory
+    "num_envs": st.one_of(st.integers(-2, 4), st.sampled_from([2**20 + 1, 2**40, 2**70]),
+                          scalars.filter(lambda x: action_id(x) is None or action_id(x) < 5)),
+    "seat": st.one_of(st.integers(-1, 4), scalars),
     "reward": st.sampled_from(["score_diff", "win", "points", None, 3]),
     "max_redeals": st.one_of(st.none(), st.integers(-1, 3), st.just(2**31), st.just(2**70), scalars),
     "target": st.one_of(st.integers(-5, 2_000_000), st.just(2**70), st.text(max_size=3)),

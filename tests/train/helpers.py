@@ -16,6 +16,25 @@ def run_train(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return proc
 
 
+def train_command(*args: str, capsys) -> tuple[int, str, str]:
+    """``train.py ARGS`` in this process, as its command runs it (``agents.training.runs.run_command``: exit status,
+    one ``error:`` line): for options refused before any run starts, where a subprocess would only add torch's
+    start-up. Returns ``(status, stdout, stderr)``; torch's thread count is restored."""
+    import torch
+
+    import train
+    from agents.training.runs import run_command
+
+    threads = torch.get_num_threads()
+    capsys.readouterr()
+    try:
+        status = run_command(train.main, list(map(str, args)))
+    finally:
+        torch.set_num_threads(threads)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
 def kill_after_first_checkpoint(options, runs: Path, name: str, timeout: float = 90) -> dict:
     """Start ``train.py OPTIONS`` as run ``name``, SIGKILL it as soon as its first ``ckpt_*.pt`` exists;
     returns that checkpoint (asserting the run had not finished)."""

@@ -2,8 +2,6 @@
 Learner). No GPU here: the copies are exercised on the CPU (a learner kept apart from its players trains the
 weights of a plain run, bit for bit), and devices that are not available are refused before the run."""
 
-import subprocess
-import sys
 
 import pytest
 import torch
@@ -11,7 +9,7 @@ import torch
 from agents.training.learner import Learner
 from agents.training.errors import ConfigError
 from agents.training.options import learner_device
-from .helpers import REPO
+from .helpers import train_command
 
 
 def test_devices_are_checked():
@@ -23,10 +21,10 @@ def test_devices_are_checked():
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="CUDA is available here")
-def test_cuda_without_a_gpu_is_refused_before_the_run(tmp_path):
-    proc = subprocess.run([sys.executable, "train.py", "--config", "configs/train/tiny.yaml", "--device", "cuda",
-                           "--runs-dir", str(tmp_path)], cwd=REPO, capture_output=True, text=True)
-    assert proc.returncode == 2 and "option 'device'" in proc.stderr and "Traceback" not in proc.stderr
+def test_cuda_without_a_gpu_is_refused_before_the_run(tmp_path, capsys):
+    status, _, err = train_command("--config", "configs/train/tiny.yaml", "--device", "cuda", "--runs-dir", tmp_path,
+                                   capsys=capsys)
+    assert status == 2 and "option 'device'" in err and err.count("\n") == 1
     assert not any(tmp_path.iterdir())
 
 

@@ -3,14 +3,14 @@ is written, --plot never over a tracked file."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import train
 from agents.training.errors import ConfigError
+
+from .helpers import train_command
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -22,11 +22,11 @@ def test_train_py_stays_cleanrl_sized():
 
 @pytest.mark.parametrize("flag,value", [("--opponent-mix", "nobody=0.5"), ("--eval-opponents", "nobody"),
                                         ("--bc-agent", "nobody"), ("--eval-opponents", "missing.pt")])
-def test_bad_agent_specs_fail_before_a_run_directory_exists(tmp_path, flag, value):
-    proc = subprocess.run([sys.executable, "train.py", "--config", "configs/train/tiny.yaml", "--runs-dir",
-                           str(tmp_path), flag, value], cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2
-    assert proc.stderr.startswith("error: ") and "Traceback" not in proc.stderr
+def test_bad_agent_specs_fail_before_a_run_directory_exists(tmp_path, flag, value, capsys):
+    status, _, err = train_command("--config", "configs/train/tiny.yaml", "--runs-dir", tmp_path, flag, value,
+                                   capsys=capsys)
+    assert status == 2
+    assert err.startswith("error: ") and err.count("\n") == 1
     assert not any(tmp_path.iterdir())  # nothing written
 
 

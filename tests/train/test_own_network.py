@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from .helpers import REPO, kill_after_first_checkpoint, run_train
+from .helpers import REPO, kill_after_first_checkpoint, run_train, train_command
 
 SPEC = "tests.train.outside_net:TwoTowers"
 OPTIONS = ["--config", "configs/train/tiny.yaml", "--network", SPEC, "--network-kwargs", "width=16",
@@ -82,15 +82,14 @@ def test_the_pool_and_the_central_critic_take_it(tmp_path):
     assert set(ckpt["pool"]["weights"][0]) == set(ckpt["model"])  # the snapshots are the user's network
 
 
-def test_a_spec_that_cannot_be_imported_is_one_error_line(tmp_path):
+def test_a_spec_that_cannot_be_imported_is_one_error_line(tmp_path, capsys):
     for spec, said in (("tests.train.no_such_module:Net", "cannot import module"),
                        ("tests.train.outside_net:Missing", "no torch.nn.Module class 'Missing'"),
                        ("nocolon", "unknown network 'nocolon'")):
-        done = subprocess.run([sys.executable, "train.py", "--config", "configs/train/tiny.yaml", "--network", spec,
-                               "--runs-dir", str(tmp_path)], cwd=REPO, capture_output=True, text=True, timeout=120)
-        assert done.returncode == 2 and said in done.stderr and done.stderr.count("\n") == 1, done.stderr
+        status, _, err = train_command("--config", "configs/train/tiny.yaml", "--network", spec, "--runs-dir",
+                                       tmp_path, capsys=capsys)
+        assert status == 2 and said in err and err.count("\n") == 1, err
     assert not any(tmp_path.iterdir())
-    done = subprocess.run([sys.executable, "train.py", "--config", "configs/train/tiny.yaml", "--network", SPEC,
-                           "--network-kwargs", "depth=3", "--runs-dir", str(tmp_path)], cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 2 and "cannot be built" in done.stderr and "depth" in done.stderr
+    status, _, err = train_command("--config", "configs/train/tiny.yaml", "--network", SPEC, "--network-kwargs",
+                                   "depth=3", "--runs-dir", tmp_path, capsys=capsys)
+    assert status == 2 and "cannot be built" in err and "depth" in err

@@ -5,23 +5,22 @@ not installed (the main suite; .ci/integrations runs them)."""
 
 import os
 import signal
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 import torch
 
-from .helpers import REPO, kill_after_first_checkpoint, run_train
+from .helpers import REPO, kill_after_first_checkpoint, run_train, train_command
 
 OPTIONS = ["--config", "configs/train/tiny.yaml", "--total-timesteps", str(8 * 512), "--eval-every", "0",
            "--final-eval-pairs", "0", "--checkpoint-every", "1", "--keep-checkpoints", "20", "--ray-workers", "2"]
 
 
-def test_options_are_checked_before_the_run(tmp_path):
-    proc = subprocess.run([sys.executable, "train.py", "--config", "configs/train/tiny.yaml", "--ray-workers", "9",
-                           "--runs-dir", str(tmp_path)], cwd=REPO, capture_output=True, text=True)
-    assert proc.returncode == 2 and "ray_workers" in proc.stderr and not any(tmp_path.iterdir())
+def test_options_are_checked_before_the_run(tmp_path, capsys):
+    status, _, err = train_command("--config", "configs/train/tiny.yaml", "--ray-workers", "9", "--runs-dir", tmp_path,
+                                   capsys=capsys)
+    assert status == 2 and "ray_workers" in err and not any(tmp_path.iterdir())
 
 
 @pytest.fixture(scope="module")

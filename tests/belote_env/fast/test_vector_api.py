@@ -125,6 +125,9 @@ def test_illegal_action_names_table_seat_action_and_legal_set_and_changes_nothin
 def test_bad_arguments():
     with pytest.raises(VectorEnvError, match="num_tables"):
         VectorEnv("coinche", num_tables=0)
+    for too_many in (2**20 + 1, 10**7, 2**70):  # refused before any memory is asked for (10**7 tables: 120 GB)
+        with pytest.raises(VectorEnvError, match="num_tables must be an int 1..1,048,576"):
+            VectorEnv("coinche", num_tables=too_many)
     with pytest.raises(VectorEnvError, match="reward"):
         VectorEnv("coinche", reward="points")
     with pytest.raises(VectorEnvError, match="seed"):
