@@ -112,13 +112,12 @@ def test_default_run_name_moves_to_the_next_free_one(tmp_path, capsys):
     assert json.loads((tmp_path / "tiny_s3" / "final_eval.json").read_text())["update"] == 2
 
 
-def test_init_from_starts_from_a_trained_network_instead_of_the_warm_start(tmp_path):
+def test_init_from_starts_from_a_trained_network_instead_of_the_warm_start(tmp_path, tiny_run):
     import train
 
     runs = tmp_path / "runs"
-    run_train("--config", "configs/train/tiny.yaml", "--final-eval-pairs", "0", "--runs-dir", str(runs), "--run-name", "a")
     first = tmp_path / "init.pt"
-    shutil.copy(runs / "a" / "checkpoints" / "latest.pt", first)
+    shutil.copy(tiny_run[0] / "checkpoints" / "latest.pt", first)  # a network trained on tiny.yaml, shared
     proc = run_train(*BC_OPTIONS, "--runs-dir", str(runs), "--run-name", "b", "--init-from", str(first))
     assert "no behaviour-cloning warm start" in proc.stdout and "bc warm start" not in proc.stdout
     assert "after init_from" in proc.stdout

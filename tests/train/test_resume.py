@@ -115,14 +115,15 @@ def test_a_signal_stops_the_run_at_its_next_checkpoint_and_resume_is_exact(tmp_p
 
     from .helpers import REPO
 
-    options = [*SHORT, "--total-timesteps", str(60 * 512), "--checkpoint-every", "10", "--runs-dir", str(tmp_path)]
+    options = [*SHORT, "--total-timesteps", str(30 * 512), "--checkpoint-every", "5", "--runs-dir", str(tmp_path)]
     proc = subprocess.Popen([sys.executable, "train.py", *options, "--run-name", "cut"], cwd=REPO,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     folder = tmp_path / "cut"
     deadline = time.time() + 120
     # Some updates in, and past the handler's installation: the first regular checkpoint is written (waiting a
     # fixed time after the log file appears sent the signal before the handler on a loaded machine).
-    while not list((folder / "checkpoints").glob("ckpt_00000[1-9]0.pt")) and time.time() < deadline:
+    while not [p for p in (folder / "checkpoints").glob("ckpt_*.pt") if p.name != "ckpt_0000000.pt"] \
+            and time.time() < deadline:
         time.sleep(0.02)
     proc.send_signal(getattr(signal, sig))
     out, err = proc.communicate(timeout=60)
@@ -131,9 +132,9 @@ def test_a_signal_stops_the_run_at_its_next_checkpoint_and_resume_is_exact(tmp_p
     assert lines[-1].startswith(f"{sig}: stopped after update ") and "continue with: python train.py --resume" in lines[-1]
     assert "Traceback" not in err
     stopped = torch.load(folder / "checkpoints" / "latest.pt", weights_only=True)["update"]
-    assert 0 < stopped < 60 and stopped % 10 == 0  # at a regular checkpoint: the resume is exact
+    assert 0 < stopped < 30 and stopped % 5 == 0  # at a regular checkpoint: the resume is exact
     assert f"checkpoint {folder / 'checkpoints' / f'ckpt_{stopped:07d}.pt'}" in lines[-1]
-    assert f"{sig}: stopping at the next checkpoint (every 10 updates), from which --resume is exact; send it " \
+    assert f"{sig}: stopping at the next checkpoint (every 5 updates), from which --resume is exact; send it " \
            "again to stop at once (the last checkpoint is kept)\n" in out
     if sig == "SIGINT":  # the checkpoint it wrote resumes exactly
         run_train(*options, "--run-name", "cut", "--resume", timeout=180)
