@@ -16,6 +16,30 @@ def run_train(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return proc
 
 
+def run_train_here(*args: str) -> str:
+    """``train.py ARGS`` in this process (its command, ``agents.training.runs.run_command``), for runs whose
+    subprocess is not what a test checks (the uninterrupted reference, the resume of a killed run): it saves the
+    subprocess's start-up (torch's imports, about 4 s). Fails the test on a non-zero status; returns the standard
+    output. torch's thread count is restored."""
+    import contextlib
+    import io
+
+    import torch
+
+    import train
+    from agents.training.runs import run_command
+
+    threads = torch.get_num_threads()
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = run_command(train.main, list(map(str, args)))
+    finally:
+        torch.set_num_threads(threads)
+    assert status == 0, f"train.py {' '.join(map(str, args))} failed:\n{out.getvalue()[-3000:]}\n{err.getvalue()[-3000:]}"
+    return out.getvalue()
+
+
 def train_command(*args: str, capsys) -> tuple[int, str, str]:
     """``train.py ARGS`` in this process, as its command runs it (``agents.training.runs.run_command``: exit status,
     one ``error:`` line): for options refused before any run starts, where a subprocess would only add torch's

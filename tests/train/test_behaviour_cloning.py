@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from .helpers import REPO, run_train
+from .helpers import REPO, run_train_here
 
 from agents.training import behaviour_cloning as bc
 
@@ -64,8 +64,8 @@ def test_warm_started_run_logs_bc_and_resumes_exactly_after_it(tmp_path):
     import train
 
     runs = tmp_path / "runs"
-    proc = run_train(*BC_OPTIONS, "--runs-dir", str(runs), "--run-name", "bc")
-    assert "bc warm start: 3000 decisions of heuristic" in proc.stdout and "after the warm start" in proc.stdout
+    out = run_train_here(*BC_OPTIONS, "--runs-dir", str(runs), "--run-name", "bc")
+    assert "bc warm start: 3000 decisions of heuristic" in out and "after the warm start" in out
     scalars = train.read_scalars(runs / "bc")
     for tag in ("bc/loss", "bc/accuracy", "bc/val_accuracy", "bc/val_accuracy_bidding", "bc/value_loss"):
         assert tag in scalars, f"{tag} missing"
@@ -79,8 +79,8 @@ def test_warm_started_run_logs_bc_and_resumes_exactly_after_it(tmp_path):
     cut = runs / "cut" / "checkpoints"
     cut.mkdir(parents=True)
     shutil.copy(runs / "bc" / "checkpoints" / "ckpt_0000000.pt", cut)
-    proc = run_train(*BC_OPTIONS, "--runs-dir", str(runs), "--run-name", "cut", "--resume")
-    assert "bc warm start" not in proc.stdout
+    out = run_train_here(*BC_OPTIONS, "--runs-dir", str(runs), "--run-name", "cut", "--resume")
+    assert "bc warm start" not in out
     whole = torch.load(runs / "bc" / "checkpoints" / "latest.pt", weights_only=True)["model"]
     resumed = torch.load(cut / "latest.pt", weights_only=True)["model"]
     for name, tensor in whole.items():
@@ -118,16 +118,16 @@ def test_init_from_starts_from_a_trained_network_instead_of_the_warm_start(tmp_p
     runs = tmp_path / "runs"
     first = tmp_path / "init.pt"
     shutil.copy(tiny_run[0] / "checkpoints" / "latest.pt", first)  # a network trained on tiny.yaml, shared
-    proc = run_train(*BC_OPTIONS, "--runs-dir", str(runs), "--run-name", "b", "--init-from", str(first))
-    assert "no behaviour-cloning warm start" in proc.stdout and "bc warm start" not in proc.stdout
-    assert "after init_from" in proc.stdout
+    out = run_train_here(*BC_OPTIONS, "--runs-dir", str(runs), "--run-name", "b", "--init-from", str(first))
+    assert "no behaviour-cloning warm start" in out and "bc warm start" not in out
+    assert "after init_from" in out
     start = torch.load(runs / "b" / "checkpoints" / "ckpt_0000000.pt", weights_only=True)
     trained = torch.load(first, weights_only=True)
     assert start["args"]["init_from"] == str(first) and start["args"]["bc_agent"] == ""
     for name, tensor in trained["model"].items():  # checkpoint 0 is the loaded network, before any update
         assert torch.equal(tensor, start["model"][name]), name
     first.unlink()  # resuming continues from the run's own checkpoint: the init file is no longer needed
-    run_train(*BC_OPTIONS, "--runs-dir", str(runs), "--run-name", "b", "--resume", "--total-timesteps", "2560")
+    run_train_here(*BC_OPTIONS, "--runs-dir", str(runs), "--run-name", "b", "--resume", "--total-timesteps", "2560")
     assert torch.load(runs / "b" / "checkpoints" / "latest.pt", weights_only=True)["update"] == 5
     # a shipped agent by name; sizes that do not match, and missing files, are refused before anything is written
     args, _, _ = train.parse_args(["--config", "configs/train/tiny.yaml", "--hidden-sizes", "256", "256",

@@ -13,7 +13,7 @@ from agents.files import replacing
 from agents.training.errors import RunInUseError
 from agents.training.runs import claim_run
 
-from .helpers import REPO, run_train
+from .helpers import REPO, run_train_here, train_command
 
 TINY = ["--config", "configs/train/tiny.yaml", "--total-timesteps", "512", "--eval-every", "0",
         "--final-eval-pairs", "0"]
@@ -31,21 +31,20 @@ def test_a_held_run_folder_is_refused_in_process(tmp_path):
         pass
 
 
-def test_a_second_trainer_is_refused_before_writing_and_a_killed_holder_frees_the_run(tmp_path):
+def test_a_second_trainer_is_refused_before_writing_and_a_killed_holder_frees_the_run(tmp_path, capsys):
     holder = subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path / "same")], cwd=REPO,
                               stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline() == "held\n"
-        second = subprocess.run([sys.executable, "train.py", *TINY, "--runs-dir", str(tmp_path), "--run-name", "same"],
-                                cwd=REPO, capture_output=True, text=True, timeout=120)
-        assert second.returncode == 2
-        [line] = second.stderr.splitlines()
+        status, _, err = train_command(*TINY, "--runs-dir", tmp_path, "--run-name", "same", capsys=capsys)
+        assert status == 2
+        [line] = err.splitlines()
         assert line.startswith(f"error: run 'same' ({tmp_path / 'same'}) is in use by train.py pid {holder.pid} on ")
         assert [p.name for p in (tmp_path / "same").iterdir()] == ["run.lock"]  # nothing written
     finally:
         holder.kill()  # SIGKILL: the system releases the lock
         holder.wait()
-    out = run_train(*TINY, "--runs-dir", str(tmp_path), "--run-name", "same").stdout
+    out = run_train_here(*TINY, "--runs-dir", tmp_path, "--run-name", "same")
     assert "checkpoint" in out
     assert (tmp_path / "same" / "checkpoints" / "latest.pt").is_file()
     assert not list((tmp_path / "same").rglob("*.tmp"))

@@ -2,14 +2,11 @@
 resumes bit for bit, evaluates, enters a tournament by checkpoint path and exports, with no project file changed:
 ``train.py --network tests.train.outside_net:TwoTowers --network-kwargs width=16``."""
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 import torch
 
-from .helpers import REPO, kill_after_first_checkpoint, run_train, train_command
+from .helpers import kill_after_first_checkpoint, run_train_here, train_command
 
 SPEC = "tests.train.outside_net:TwoTowers"
 OPTIONS = ["--config", "configs/train/tiny.yaml", "--network", SPEC, "--network-kwargs", "width=16",
@@ -21,10 +18,10 @@ OPTIONS = ["--config", "configs/train/tiny.yaml", "--network", SPEC, "--network-
 def runs(tmp_path_factory):
     """An uninterrupted run, and one killed after its first checkpoint and resumed."""
     runs = tmp_path_factory.mktemp("own")
-    run_train(*OPTIONS, "--runs-dir", str(runs), "--run-name", "whole")
+    run_train_here(*OPTIONS, "--runs-dir", str(runs), "--run-name", "whole")
     killed = kill_after_first_checkpoint(OPTIONS, runs, "cut")
     assert killed["update"] < 8
-    run_train(*OPTIONS, "--runs-dir", str(runs), "--run-name", "cut", "--resume")
+    run_train_here(*OPTIONS, "--runs-dir", str(runs), "--run-name", "cut", "--resume")
     return runs
 
 
@@ -44,10 +41,7 @@ def test_it_evaluates_and_plays_a_tournament_by_path(runs, capsys):
     from agents.registry import make_agent
 
     ckpt = runs / "whole" / "checkpoints" / "latest.pt"
-    done = subprocess.run([sys.executable, "train.py", "--evaluate", str(ckpt), "--final-eval-pairs", "4",
-                           "--eval-opponents", "random"], cwd=REPO, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "random" in done.stdout
+    assert "random" in run_train_here("--evaluate", ckpt, "--final-eval-pairs", "4", "--eval-opponents", "random")
     agent = make_agent(str(ckpt))
     obs, mask = np.zeros(853, dtype=np.float32), np.zeros(112, dtype=np.int8)
     mask[[32, 41]] = 1
@@ -75,8 +69,8 @@ def test_it_exports(runs, tmp_path):
 
 
 def test_the_pool_and_the_central_critic_take_it(tmp_path):
-    run_train(*OPTIONS, "--total-timesteps", str(3 * 512), "--pool-fraction", "0.25", "--pool-every", "1",
-              "--central-critic", "--final-eval-pairs", "0", "--runs-dir", str(tmp_path), "--run-name", "options")
+    run_train_here(*OPTIONS, "--total-timesteps", str(3 * 512), "--pool-fraction", "0.25", "--pool-every", "1",
+                   "--central-critic", "--final-eval-pairs", "0", "--runs-dir", str(tmp_path), "--run-name", "options")
     ckpt = torch.load(tmp_path / "options" / "checkpoints" / "latest.pt", weights_only=True)
     assert ckpt["network"] == SPEC and len(ckpt["pool"]["weights"]) == 3 and "critic" in ckpt
     assert set(ckpt["pool"]["weights"][0]) == set(ckpt["model"])  # the snapshots are the user's network

@@ -13,7 +13,7 @@ from agents.neural.agent import load_agent
 from agents.training.pool import OpponentPool
 from belote_env.variants import load_variant
 from belote_env.vector import VectorEnv
-from .helpers import kill_after_first_checkpoint, run_train
+from .helpers import kill_after_first_checkpoint, run_train_here
 
 TINY = ["--config", "configs/train/tiny.yaml", "--eval-every", "0", "--final-eval-pairs", "0"]
 
@@ -129,8 +129,8 @@ def test_pool_and_critic_resume_exactly_and_agents_load_the_policy_only(tmp_path
     runs = tmp_path / "runs"
     killed_at = kill_after_first_checkpoint(options, runs, "cut")
     assert killed_at["update"] < 12 and "critic" in killed_at and "pool" in killed_at
-    run_train(*options, "--runs-dir", str(runs), "--run-name", "cut", "--resume")
-    run_train(*options, "--runs-dir", str(runs), "--run-name", "whole")
+    run_train_here(*options, "--runs-dir", str(runs), "--run-name", "cut", "--resume")
+    run_train_here(*options, "--runs-dir", str(runs), "--run-name", "whole")
     cut, whole = (torch.load(runs / r / "checkpoints" / "latest.pt", weights_only=True) for r in ("cut", "whole"))
     assert cut["update"] == 12 and cut["pool"]["updates"] == whole["pool"]["updates"] == [10, 12]
     for a, b in [(cut["model"], whole["model"]), (cut["critic"]["model"], whole["critic"]["model"]),
@@ -149,7 +149,7 @@ def test_pool_and_critic_resume_exactly_and_agents_load_the_policy_only(tmp_path
 def test_the_options_leave_the_warm_start_as_it_was(tmp_path):
     bc = [*TINY, "--total-timesteps", "512", "--bc-agent", "heuristic", "--bc-decisions", "2000", "--bc-epochs", "2",
           "--runs-dir", str(tmp_path), "--keep-checkpoints", "5"]
-    run_train(*bc, "--run-name", "plain")
-    run_train(*bc, "--run-name", "both", "--central-critic", "--pool-fraction", "0.25")
+    run_train_here(*bc, "--run-name", "plain")
+    run_train_here(*bc, "--run-name", "both", "--central-critic", "--pool-fraction", "0.25")
     plain, both = (torch.load(tmp_path / r / "checkpoints" / "ckpt_0000000.pt", weights_only=True) for r in ("plain", "both"))
     assert plain["model_digest"] == both["model_digest"] and "critic" in both and both["pool"]["updates"] == []

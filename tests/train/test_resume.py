@@ -5,7 +5,7 @@ import json
 import pytest
 import torch
 
-from .helpers import kill_after_first_checkpoint, run_train
+from .helpers import kill_after_first_checkpoint, run_train_here
 
 # 12 updates of 512 decisions; no evaluation, so the runs take a few seconds
 OPTIONS = ["--config", "configs/train/tiny.yaml", "--total-timesteps", str(12 * 512), "--eval-every", "0",
@@ -29,7 +29,7 @@ def test_killed_run_resumes_where_it_left_off(tmp_path, threads):
     assert killed_at["update"] < 12, "the run finished before it could be killed; make it longer"
     steps_before = train.read_scalars(runs / "cut")["losses/entropy"][0].tolist()
 
-    run_train(*options, "--runs-dir", str(runs), "--run-name", "cut", "--resume")
+    run_train_here(*options, "--runs-dir", str(runs), "--run-name", "cut", "--resume")
     final = torch.load(ckpt_dir / "latest.pt", weights_only=True)
     assert final["update"] == 12 and final["global_step"] == 12 * 512
     assert json.loads((runs / "cut" / "final_eval.json").read_text())["global_step"] == 12 * 512
@@ -39,7 +39,7 @@ def test_killed_run_resumes_where_it_left_off(tmp_path, threads):
     assert set(steps_before) <= set(steps)
 
     # exact continuation: the same weights as a run that was never interrupted
-    run_train(*options, "--runs-dir", str(runs), "--run-name", "whole")
+    run_train_here(*options, "--runs-dir", str(runs), "--run-name", "whole")
     whole = _weights(runs / "whole" / "checkpoints" / "latest.pt")
     for name, tensor in whole.items():
         assert torch.equal(tensor, final["model"][name]), f"{name} differs after resume"
@@ -83,7 +83,7 @@ SHORT = ["--config", "configs/train/tiny.yaml", "--eval-every", "0", "--final-ev
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory):
     runs = tmp_path_factory.mktemp("whole")
-    run_train(*SHORT, "--runs-dir", str(runs), "--run-name", "whole")
+    run_train_here(*SHORT, "--runs-dir", str(runs), "--run-name", "whole")
     return _weights(runs / "whole" / "checkpoints" / "latest.pt")
 
 
@@ -97,7 +97,7 @@ def test_a_kill_at_any_point_of_a_checkpoint_write_resumes_exactly(tmp_path, uni
     killed = run_with_fault(["kill", str(write), phase, tmp_path / "cut" / "checkpoints"], "train.py", *options,
                             timeout=120)
     assert killed.returncode == 137, killed.stderr[-2000:]
-    run_train(*options, "--resume")
+    run_train_here(*options, "--resume")
     folder = tmp_path / "cut" / "checkpoints"
     final = torch.load(folder / "latest.pt", weights_only=True)
     assert final["update"] == 4
@@ -137,8 +137,8 @@ def test_a_signal_stops_the_run_at_its_next_checkpoint_and_resume_is_exact(tmp_p
     assert f"{sig}: stopping at the next checkpoint (every 5 updates), from which --resume is exact; send it " \
            "again to stop at once (the last checkpoint is kept)\n" in out
     if sig == "SIGINT":  # the checkpoint it wrote resumes exactly
-        run_train(*options, "--run-name", "cut", "--resume", timeout=180)
-        run_train(*options, "--run-name", "whole", timeout=180)
+        run_train_here(*options, "--run-name", "cut", "--resume")
+        run_train_here(*options, "--run-name", "whole")
         whole = _weights(tmp_path / "whole" / "checkpoints" / "latest.pt")
         final = _weights(folder / "checkpoints" / "latest.pt")
         assert all(torch.equal(whole[k], final[k]) for k in whole)

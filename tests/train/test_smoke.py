@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 
-from .helpers import REPO, run_train
+from .helpers import run_train_here, train_command
 
 
 def test_tiny_run_writes_logs_checkpoints_and_final_table(tiny_run):
@@ -57,17 +57,14 @@ def test_checkpoint_loads_as_an_agent_and_in_the_registry(tiny_run):
 def test_plot_exports_a_png(tiny_run, tmp_path):
     run_dir, _ = tiny_run
     out = tmp_path / "curve.png"
-    run_train("--plot", str(run_dir), "--plot-out", str(out))
+    run_train_here("--plot", run_dir, "--plot-out", out)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_bad_option_is_a_clear_error_without_traceback(tmp_path):
-    import subprocess
-    import sys
-
+def test_bad_option_is_a_clear_error_without_traceback(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("variant: coinche\nlearning_rat: 0.1\n")
-    proc = subprocess.run([sys.executable, "train.py", "--config", str(bad)], cwd=REPO, capture_output=True, text=True)
-    assert proc.returncode == 2
-    assert "unknown option(s) learning_rat" in proc.stderr and "learning_rate" in proc.stderr
-    assert "Traceback" not in proc.stderr
+    status, _, err = train_command("--config", bad, capsys=capsys)
+    assert status == 2
+    assert "unknown option(s) learning_rat" in err and "learning_rate" in err
+    assert "Traceback" not in err
