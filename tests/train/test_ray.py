@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 import torch
 
-from .helpers import REPO, kill_after_first_checkpoint, run_train, train_command
+from .helpers import REPO, kill_after_first_checkpoint, run_train, run_train_here, train_command
 
-OPTIONS = ["--config", "configs/train/tiny.yaml", "--total-timesteps", str(8 * 512), "--eval-every", "0",
-           "--final-eval-pairs", "0", "--checkpoint-every", "1", "--keep-checkpoints", "20", "--ray-workers", "2"]
+LOCAL = ["--config", "configs/train/tiny.yaml", "--total-timesteps", str(8 * 512), "--eval-every", "0",
+         "--final-eval-pairs", "0", "--checkpoint-every", "1", "--keep-checkpoints", "20"]
+OPTIONS = LOCAL + ["--ray-workers", "2"]
 
 
 def test_options_are_checked_before_the_run(tmp_path, capsys):
@@ -38,7 +39,7 @@ def test_a_ray_run_trains_the_weights_of_a_local_run(tmp_path, ray_module, threa
                "--torch-threads", threads]
     if network == "own":
         options += ["--network", "tests.train.outside_net:TwoTowers", "--network-kwargs", "width=16"]
-    run_train(*options, "--run-name", "local", timeout=300)
+    run_train_here(*options, "--run-name", "local")  # the reference: in this process (no torch start-up)
     run_train(*options, "--run-name", "ray", "--ray-workers", "3", timeout=300)
     local = torch.load(tmp_path / "local" / "checkpoints" / "latest.pt", weights_only=True)
     ray = torch.load(tmp_path / "ray" / "checkpoints" / "latest.pt", weights_only=True)
@@ -60,7 +61,7 @@ def test_killed_ray_run_resumes_exactly(tmp_path, ray_module):
     killed_at = kill_after_first_checkpoint(OPTIONS, runs, "cut", timeout=180)
     assert killed_at["update"] < 8, "the run finished before it could be killed"
     run_train(*OPTIONS, "--runs-dir", str(runs), "--run-name", "cut", "--resume", timeout=300)
-    run_train(*OPTIONS, "--runs-dir", str(runs), "--run-name", "whole", timeout=300)
+    run_train_here(*LOCAL, "--runs-dir", str(runs), "--run-name", "whole")  # a Ray run trains a local run's weights
     final = torch.load(ckpt_dir / "latest.pt", weights_only=True)["model"]
     whole = torch.load(runs / "whole" / "checkpoints" / "latest.pt", weights_only=True)["model"]
     for name, tensor in whole.items():
