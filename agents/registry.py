@@ -38,6 +38,14 @@ def is_checkpoint_spec(spec: str) -> bool:
     return spec.endswith(".pt") or Path(spec).is_file()
 
 
+def is_factory_spec(spec: str) -> bool:
+    """Whether :func:`make_agent` reads ``spec`` as ``module:factory`` (not a registered name, a registered name
+    with options or a checkpoint)."""
+    if spec in _REGISTRY or spec.partition(":")[0] in _OPTION_REGISTRY or is_checkpoint_spec(spec):
+        return False
+    return ":" in spec and not spec.startswith(":") and not spec.endswith(":")
+
+
 def make_agent(spec: str | Agent) -> Agent:
     """An agent from a registry name (``random``, ``heuristic``), a checkpoint path or ``module:factory``."""
     if isinstance(spec, Agent):
@@ -61,7 +69,7 @@ def make_agent(spec: str | Agent) -> Agent:
         except ImportError as e:
             raise AgentSpecError(f"cannot load checkpoint {spec!r}: agents.neural is unavailable ({e})") from None
         return load_agent(spec)
-    if ":" in spec and not spec.startswith(":") and not spec.endswith(":"):
+    if is_factory_spec(spec):
         return _from_factory(spec)
     raise AgentSpecError(
         f"unknown agent {spec!r}: registered agents are {', '.join(agent_names())}, "

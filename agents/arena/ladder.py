@@ -107,7 +107,26 @@ def agent_digest(spec: str, family: str | None = None) -> str | None:
 
         digests = [agent_digest(p) or "" for p in policies(spec, family)]
         return hashlib.sha256(" ".join(digests).encode()).hexdigest() if digests else None
-    return None
+    return _factory_digest(spec)
+
+
+def _factory_digest(spec: str) -> str | None:
+    """For a ``module:factory`` spec (not a registered name with options), the SHA-256 of the module's source
+    file, so that a cached match of an outside agent is played again once its module changes (modules it
+    imports are not covered); None for other specs or a module without a file."""
+    import importlib.util
+
+    from agents.registry import is_factory_spec
+
+    if not is_factory_spec(spec):
+        return None
+    head = spec.rpartition(":")[0]
+    try:
+        found = importlib.util.find_spec(head)
+    except (ImportError, ValueError):
+        return None
+    origin = Path(found.origin) if found is not None and found.origin else None
+    return hashlib.sha256(origin.read_bytes()).hexdigest() if origin is not None and origin.is_file() else None
 
 
 def chunk_ranges(pairs: int) -> list[tuple[int, int]]:

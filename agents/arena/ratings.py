@@ -120,6 +120,71 @@ def rate(matches, agents: list[str] | None = None, anchor: str | None = None,
     return sorted(out, key=lambda r: -r.rating)
 
 
+def fit_against(fixed, opp_idx, wins, games, prior: float = 1.0) -> float:
+    """The Elo-scale rating of a newcomer whose match totals are ``wins[k]`` deals won (ties as halves) out of
+    ``games[k]`` against agent ``opp_idx[k]`` of the fixed ratings ``fixed``: the maximum-likelihood one under
+    the model of :func:`fit_bradley_terry` (the same ``prior`` virtual tied deals per match), the others held
+    where they are. When the newcomer's matches are the ones a joint fit saw, it is the joint fit's rating (the
+    same stationarity condition)."""
+    fixed = np.asarray(fixed, dtype=np.float64)[np.asarray(opp_idx, dtype=np.int64)]
+    w = float(np.sum(np.asarray(wins, dtype=np.float64) + prior / 2))
+    n = np.asarray(games, dtype=np.float64) + prior
+    if len(n) == 0:
+        raise ValueError("a rating against fixed opponents needs at least one match")
+
+    def expected(r: float) -> float:  # deals the newcomer is expected to win at rating r, increasing in r
+        return float(np.sum(n / (1.0 + 10.0 ** ((fixed - r) / 400.0))))
+
+    lo, hi = float(fixed.min()) - 400.0, float(fixed.max()) + 400.0
+    while expected(lo) > w:
+        lo -= 400.0
+    while expected(hi) < w:
+        hi += 400.0
+    for _ in range(200):  # bisection: the root is bracketed; 200 halvings are far below float precision
+        mid = 0.5 * (lo + hi)
+        if expected(mid) < w:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-9:
+            break
+    return 0.5 * (lo + hi)
+
+
+def rate_against_pool(pool_matches, pool_agents: list[str], anchor: str, matches, agent: str,
+                      bootstrap: int = 200, seed: int = 0) -> tuple[list[Rating], Rating]:
+    """The pool's ratings (exactly :func:`rate` of ``pool_matches``) and the rating of ``agent`` from its
+    ``matches`` against pool agents (``agent`` is each match's A), on the pool's scale with the pool held
+    fixed (:func:`fit_against`): the pool is not refitted around the newcomer, so every newcomer is rated on
+    the same scale. Interval: 95 % percentile bootstrap over duplicate pairs of both, the pool's matches and
+    the newcomer's: each replicate refits the pool on its resampled pairs, then the newcomer against it."""
+    pool = rate(pool_matches, pool_agents, anchor, bootstrap, seed)
+    index = {a: k for k, a in enumerate(pool_agents)}
+    for m in matches:
+        if m.agent_a != agent or m.agent_b not in index:
+            raise ValueError(f"a match of {agent!r} against the pool is expected, got {m.agent_a} v {m.agent_b}")
+    a0 = index[anchor]
+    ii = [index[m.agent_a] for m in pool_matches]
+    jj = [index[m.agent_b] for m in pool_matches]
+    games = [2.0 * m.pairs for m in pool_matches]
+    point = fit_bradley_terry(len(pool_agents), ii, jj, [float(m.pair_wins.sum()) for m in pool_matches], games, a0)
+    opp = [index[m.agent_b] for m in matches]
+    own_games = [2.0 * m.pairs for m in matches]
+    rating = fit_against(point, opp, [float(m.pair_wins.sum()) for m in matches], own_games)
+    low = high = math.nan
+    if bootstrap > 0 and min(m.pairs for m in [*pool_matches, *matches]) > 1:
+        rng = np.random.default_rng([seed, 1])  # a stream of its own: the pool's intervals stay rate()'s
+        reps = np.empty(bootstrap)
+        for b in range(bootstrap):
+            pw = [float(m.pair_wins[rng.integers(0, m.pairs, m.pairs)].sum()) for m in pool_matches]
+            ow = [float(m.pair_wins[rng.integers(0, m.pairs, m.pairs)].sum()) for m in matches]
+            reps[b] = fit_against(fit_bradley_terry(len(pool_agents), ii, jj, pw, games, a0), opp, ow, own_games)
+        low, high = (float(x) for x in np.percentile(reps, [2.5, 97.5]))
+    deals = int(sum(own_games))
+    won = sum(float(m.pair_wins.sum()) for m in matches)
+    return pool, Rating(agent, float(rating), low, high, deals, won / deals if deals else math.nan)
+
+
 def plot_ratings(ratings: list[Rating], path, title: str = "") -> None:
     """A PNG of the ratings with their 95 % intervals (matplotlib, Agg backend)."""
     import matplotlib
