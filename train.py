@@ -163,6 +163,8 @@ class Args:
     checkpoint_every: int = field(default=10, metadata={"help": "write a checkpoint every N updates (and at the end)"})
     keep_checkpoints: int = field(default=3, metadata={"help": "how many ckpt_*.pt files to keep (latest.pt is always kept)"})
     progress: bool = field(default=True, metadata={"help": "show a tqdm progress bar"})
+    plot_curves: bool = field(default=False, metadata={
+        "help": "at the end of the run, draw its curves as <run>/training_curves.png (train.py --plot) and print the path"})
 
 
 def validate(args: Args, resuming: bool = False) -> Args:
@@ -481,6 +483,8 @@ def _train(args: Args, resume: bool, cli_overrides: dict | None) -> dict:
     summary = final_evaluation(agent, variant, args, writer, update, global_step, wall, stopped_early,
                                checkpoint_dir(args) / "latest.pt")
     writer.close()
+    if args.plot_curves:
+        print(f"training curves: {plot_run(checkpoint_dir(args).parent)}")
     return summary
 
 

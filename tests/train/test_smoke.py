@@ -61,6 +61,13 @@ def test_plot_exports_a_png(tiny_run, tmp_path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_plot_curves_draws_them_at_the_end_and_prints_the_path(tmp_path):
+    stdout = run_train_here("--config", "configs/train/tiny.yaml", "--total-timesteps", "512", "--eval-every", "0",
+                            "--final-eval-pairs", "0", "--plot-curves", "--runs-dir", tmp_path, "--run-name", "drawn")
+    png = tmp_path / "drawn" / "training_curves.png"
+    assert f"training curves: {png}" in stdout and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_bad_option_is_a_clear_error_without_traceback(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("variant: coinche\nlearning_rat: 0.1\n")
