@@ -1,13 +1,12 @@
 """Train a Belote agent by self-play with PPO, in one readable file (CleanRL's ``ppo.py`` shape).
 
-A dataclass of options (each field documented) filled from a YAML file in
-``configs/train/`` and the command line (``agents.training.options``); then one loop:
-collect -> GAE -> PPO update, with TensorBoard logs (``charts/``,
-``losses/``, ``eval/``), duplicate evaluations (``agents.training.evaluation``),
-exact checkpoints (``agents.training.runs``) and an optional behaviour-cloning
-warm start (``agents.training.behaviour_cloning``). ``docs/training.md`` explains each part.
+A dataclass of options (each field documented) filled from a YAML file in ``configs/train/`` and the command line
+(``agents.training.options``); then one loop: collect -> GAE -> PPO update, with TensorBoard logs (``charts/``,
+``losses/``, ``eval/``), duplicate evaluations (``agents.training.evaluation``), exact checkpoints
+(``agents.training.runs``) and an optional behaviour-cloning warm start (``agents.training.behaviour_cloning``).
+``docs/training.md`` explains each part.
 
-    python train.py --config configs/train/quick.yaml            # a few minutes on 2 CPU cores
+    python train.py --config configs/train/quick.yaml            # 2.5 minutes on 2 CPU cores
     python train.py --config configs/train/coinche.yaml --resume  # continue the latest checkpoint
     python train.py --evaluate runs/coinche_s1/checkpoints/latest.pt --final-eval-pairs 1000
     python train.py --plot runs/coinche_s1                        # runs/coinche_s1/training_curves.png
@@ -163,8 +162,7 @@ class Args:
     checkpoint_every: int = field(default=10, metadata={"help": "write a checkpoint every N updates (and at the end)"})
     keep_checkpoints: int = field(default=3, metadata={"help": "how many ckpt_*.pt files to keep (latest.pt is always kept)"})
     progress: bool = field(default=True, metadata={"help": "show a tqdm progress bar"})
-    plot_curves: bool = field(default=False, metadata={
-        "help": "at the end of the run, draw its curves as <run>/training_curves.png (train.py --plot) and print the path"})
+    plot_curves: bool = field(default=False, metadata={"help": "draw <run>/training_curves.png at the end; print its path"})
 
 
 def validate(args: Args, resuming: bool = False) -> Args:

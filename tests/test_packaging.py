@@ -3,6 +3,7 @@ runs the env and the tournament command (variant files are package data)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -17,11 +18,18 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("wheel")
-    build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp / "dist"),
-         str(REPO)],
-        capture_output=True, text=True, timeout=300,
-    )
+    # setuptools builds in the repository's build/: one build at a time (pytest-xdist workers each build the
+    # wheel for the tests they get; two at once fail on each other's build/bdist folders)
+    fd = os.open(REPO, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        build = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp / "dist"),
+             str(REPO)],
+            capture_output=True, text=True, timeout=300,
+        )
+    finally:
+        os.close(fd)
     assert build.returncode == 0, build.stderr[-2000:]
     wheel = next((tmp / "dist").glob("belote_env-*.whl"))
     site = tmp / "site"

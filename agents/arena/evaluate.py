@@ -28,8 +28,10 @@ import time
 from pathlib import Path
 
 from agents.arena.errors import LadderError
-from agents.arena.ladder import (DEFAULT_BOOTSTRAP, DEFAULT_PAIRS, FAMILIES, REPO, Job, MatchCache, anchor_of,
-                                 check_agent, family_agents, play_jobs)
+from agents.arena.ladder.cache import SHIPPED_CACHE, MatchCache
+from agents.arena.ladder.command import DEFAULT_BOOTSTRAP, DEFAULT_PAIRS
+from agents.arena.ladder.lineup import FAMILIES, anchor_of, check_agent, family_agents
+from agents.arena.ladder.schedule import Job, play_jobs
 from agents.arena.reports import file_stem, md_table, no_nan, rating_rows, text_table
 from agents.cli import CommandParser, check_writable, positive_int
 from agents.files import write_text
@@ -39,7 +41,7 @@ LADDER_SEED = 0  # the ladder's deals (belote-ladder's default seed): the pool's
 POOL_PAIRS = DEFAULT_PAIRS  # pairs of each pool match: the ladder's
 DEFAULT_EVAL_PAIRS = DEFAULT_PAIRS  # the ladder's: its figures, pair for pair where the agents are deterministic
 DEFAULT_CACHE = Path("runs/eval")
-DEFAULT_LADDER_CACHE = REPO / "docs" / "results" / "ladder"
+DEFAULT_LADDER_CACHE = SHIPPED_CACHE
 
 
 def pool_matches(ladder_cache: Path, family: str) -> tuple[list[str], list]:

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("torch")  # the trained agents of the pools
 
 import agents.arena.evaluate as evaluate  # noqa: E402
-import agents.arena.ladder as ladder  # noqa: E402
+from agents.arena.ladder import cache, command, schedule  # noqa: E402
 from agents.arena.match import MatchResult  # noqa: E402
 from agents.arena.ratings import fit_against, rate, rate_against_pool  # noqa: E402
 from agents.base import Agent  # noqa: E402
@@ -85,7 +85,7 @@ def test_the_pool_keeps_its_ratings_and_the_interval_holds_the_rating():
 def small_pool(tmp_path, monkeypatch):
     """A ladder of random, heuristic and ppo_coinche in coinche at 8 pairs a match, cached in tmp_path/ladder,
     as belote-eval's pool."""
-    assert ladder.main(["--families", "coinche", "--agents", *POOL, "-n", "8", "--bootstrap", "20", "--no-progress",
+    assert command.main(["--families", "coinche", "--agents", *POOL, "-n", "8", "--bootstrap", "20", "--no-progress",
                         "--timing-pairs", "0", "--out", str(tmp_path / "results"), "--docs", str(tmp_path / "r.md"),
                         "--cache", str(tmp_path / "ladder")]) == 0
     monkeypatch.setattr(evaluate, "family_agents", lambda family: list(POOL))
@@ -112,7 +112,7 @@ def test_eval_rates_an_agent_on_the_ladders_scale_and_caches_its_matches(small_p
     assert (tmp / "out" / f"{evaluate.file_stem(SPEC)}_coinche.md").read_text().startswith(f"# {SPEC} in coinche")
     # a rerun plays nothing and says the same
     played = []
-    monkeypatch.setattr(ladder, "_timed_chunk", lambda task: played.append(task) or pytest.fail("replayed"))
+    monkeypatch.setattr(schedule, "_timed_chunk", lambda task: played.append(task) or pytest.fail("replayed"))
     assert _eval(tmp, "--out", str(tmp / "again")) == 0
     again = json.loads((tmp / "again" / f"{evaluate.file_stem(SPEC)}_coinche.json").read_text())
     assert not played and again["rating"] == data["rating"]
@@ -123,8 +123,8 @@ def test_a_pool_agent_is_rated_on_the_ladders_deals(small_pool, capsys):
     tmp = small_pool
     assert evaluate.main(["heuristic", "-f", "coinche", "-n", "8", "-j", "1", "--no-progress", "--bootstrap", "20",
                           "--ladder-cache", str(tmp / "ladder"), "--cache", str(tmp / "eval")]) == 0
-    mine = ladder.MatchCache.open(tmp / "eval", "coinche", "heuristic", "ppo_coinche").result(0, 8)
-    theirs = ladder.MatchCache.open(tmp / "ladder", "coinche", "heuristic", "ppo_coinche").result(0, 8)
+    mine = cache.MatchCache.open(tmp / "eval", "coinche", "heuristic", "ppo_coinche").result(0, 8)
+    theirs = cache.MatchCache.open(tmp / "ladder", "coinche", "heuristic", "ppo_coinche").result(0, 8)
     assert np.array_equal(mine.pair_diffs, theirs.pair_diffs) and np.array_equal(mine.pair_wins, theirs.pair_wins)
     assert "heuristic (evaluated)" in capsys.readouterr().out
 
@@ -144,8 +144,8 @@ def test_a_factory_agents_matches_are_bound_to_its_module_file(tmp_path, monkeyp
     module = tmp_path / "my_bot_for_eval.py"
     module.write_text("def bot():\n    return lambda observation, mask: int(mask.argmax())\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    before = ladder.agent_digest("my_bot_for_eval:bot")
+    before = cache.agent_digest("my_bot_for_eval:bot")
     module.write_text("def bot():\n    return lambda observation, mask: int(mask.nonzero()[0][-1])\n")
-    after = ladder.agent_digest("my_bot_for_eval:bot")
+    after = cache.agent_digest("my_bot_for_eval:bot")
     assert before and after and before != after  # its cached matches are played again
-    assert ladder.agent_digest("heuristic") is None and ladder.agent_digest("no_such_module_x:bot") is None
+    assert cache.agent_digest("heuristic") is None and cache.agent_digest("no_such_module_x:bot") is None

@@ -1,4 +1,4 @@
-"""The ladder command (agents/arena/ladder.py): line-ups from the pretrained registry, reports and the generated
+"""The ladder command (agents/arena/ladder/): line-ups from the pretrained registry, reports and the generated
 page, the match cache (a rerun plays nothing, --max-minutes stops and a rerun resumes with the same figures,
 changed weights replay), and one-line errors with exit status 2. Tiny matches, no pimc (its solver compiles
 for ~20 s in a fresh process)."""
@@ -11,9 +11,10 @@ import pytest
 
 pytest.importorskip("torch")  # the trained agents of the line-ups
 
-import agents.arena.ladder as ladder  # noqa: E402
+from agents.arena.ladder import cache, command, schedule  # noqa: E402
 from agents import make_agent  # noqa: E402
-from agents.arena.ladder import FAMILIES, canonical_command, family_agents, main, parser  # noqa: E402
+from agents.arena.ladder.command import canonical_command, main, parser  # noqa: E402
+from agents.arena.ladder.lineup import FAMILIES, family_agents  # noqa: E402
 from agents.arena.match import duplicate_match  # noqa: E402
 from agents.pretrained import available, pretrained_variant  # noqa: E402
 from belote_env.variants import load_variant  # noqa: E402
@@ -23,13 +24,13 @@ from belote_env.variants import load_variant  # noqa: E402
 def chunks_played(monkeypatch):
     """Counts the chunks of 128 pairs (or fewer) the ladder plays."""
     calls = []
-    real = ladder._timed_chunk
+    real = schedule._timed_chunk
 
     def counting(task):
         calls.append(task[:2] + task[3:5])
         return real(task)
 
-    monkeypatch.setattr(ladder, "_timed_chunk", counting)
+    monkeypatch.setattr(schedule, "_timed_chunk", counting)
     return calls
 
 
@@ -44,6 +45,17 @@ def test_every_family_gets_the_base_agents_and_its_own_trained_agents():
         assert mine, f"no shipped agent for {family}"
         assert family_agents(family) == ["random", "heuristic", "pimc", *mine, "search"]
     assert family_agents("contree", ["heuristic", "pretrained"]) == ["heuristic", "ppo_contree"]
+
+
+def test_the_page_is_written_only_when_asked(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # where the default docs/results.md would land
+    argv = [a for a in _argv(tmp_path, "--agents", "random", "heuristic") if a != str(tmp_path / "results.md")]
+    argv.remove("--docs")
+    assert main(argv) == 0
+    assert (tmp_path / "results" / "coinche.md").is_file() and not (tmp_path / "docs").exists()
+    assert "no page written: add --docs to write docs/results.md" in capsys.readouterr().out
+    assert main([*argv, "--docs"]) == 0  # --docs alone: docs/results.md
+    assert (tmp_path / "docs" / "results.md").read_text().count("--docs") >= 1
 
 
 def test_a_small_ladder_writes_the_reports_and_the_page(tmp_path, capsys):
@@ -65,7 +77,7 @@ def test_a_small_ladder_writes_the_reports_and_the_page(tmp_path, capsys):
     timing = json.loads((results / "ladder" / "timing.json").read_text())
     assert sorted(timing) == [f"coinche {a} seed=0 pairs=20" for a in ("heuristic", "ppo_coinche", "random")]
     assert all(t["decisions"] > 100 and 0 <= t["median_ms"] <= t["p99_ms"] for t in timing.values())
-    assert timing["coinche ppo_coinche seed=0 pairs=20"]["digest"] == ladder.agent_digest("ppo_coinche", "coinche")
+    assert timing["coinche ppo_coinche seed=0 pairs=20"]["digest"] == cache.agent_digest("ppo_coinche", "coinche")
     assert all(f"| {a} |" in page for a in ("random", "heuristic", "ppo_coinche"))
     assert "wrote" in out
     assert "the page covers coinche only; run without --families to put belote_classique, contree, cobrecaf_81" in out
@@ -94,7 +106,7 @@ def test_a_rerun_plays_nothing_and_writes_the_same_page(tmp_path, chunks_played,
 
 
 def test_max_minutes_stops_and_a_rerun_resumes_with_the_same_figures(tmp_path, chunks_played, capsys):
-    assert main(_argv(tmp_path, "--max-minutes", "0")) == ladder.INCOMPLETE  # one chunk, then stop
+    assert main(_argv(tmp_path, "--max-minutes", "0")) == command.INCOMPLETE  # one chunk, then stop
     assert len(chunks_played) == 1 and not (tmp_path / "results.md").exists()
     assert "run the same command again" in capsys.readouterr().out
     assert main(_argv(tmp_path, "--dry-run")) == 0
@@ -213,8 +225,8 @@ def test_a_damaged_chunk_is_reported_by_name_and_played_again(tmp_path, chunks_p
     assert f"{path}: chunk seed 0 pairs " in capsys.readouterr().out
     assert len(chunks_played) == 2  # played again
     assert (tmp_path / "results" / "contree_matches.csv").read_text() == table  # never mixed into the table
-    m = ladder.MatchCache.open(tmp_path / "results" / "ladder", "contree", "random", "heuristic")
-    assert not [line for line in (ladder.chunk_problem(c, m.identity) for c in json.loads(path.read_text())["chunks"])
+    m = cache.MatchCache.open(tmp_path / "results" / "ladder", "contree", "random", "heuristic")
+    assert not [line for line in (cache.chunk_problem(c, m.identity) for c in json.loads(path.read_text())["chunks"])
                 if line]
 
 
@@ -288,7 +300,7 @@ def test_two_ladders_sharing_a_cache_lose_nothing(tmp_path):
 
 
 def test_search_matches_are_keyed_to_the_policies_they_load():
-    from agents.arena.ladder import agent_digest
+    from agents.arena.ladder.cache import agent_digest
     from agents.pimc import policies
 
     assert policies("search", "coinche") == ["ppo_coinche"]
@@ -330,4 +342,4 @@ def test_a_cache_file_of_the_older_format_is_played_again(tmp_path, chunks_playe
     capsys.readouterr()
     assert main(argv) == 0
     assert "written by an older ladder" in capsys.readouterr().out and len(chunks_played) == 2
-    assert json.loads(path.read_text())["format"] == ladder.CACHE_FORMAT
+    assert json.loads(path.read_text())["format"] == cache.CACHE_FORMAT
