@@ -12,13 +12,13 @@ A dataclass of options (each field documented) filled from a YAML file in ``conf
     python train.py --plot runs/coinche_s1                        # runs/coinche_s1/training_curves.png
     tensorboard --logdir runs
 
-Collection plays ``num_envs`` tables on the batched engine (``belote_env.vector``) through the
-one play loop (``agents.arena.loop``), here or on Ray actors (``--ray-workers``): one forward pass for
-every table where a network seat is to act (illegal logits at -1e9, never sampled); fixed
-``opponent_mix`` agents, or past snapshots of the network (``--pool-fraction``, ``agents.training.pool``), at one
-team of some tables (``agents.training.collection``). Each seat's decisions form its own trajectory, rewarded with
-its team's deal reward at its last decision of the deal, for GAE; ``--central-critic`` takes the values from
-a critic that also sees the other hands (``agents.training.critic``), the policy never does.
+Collection plays ``num_envs`` tables on the batched engine (``belote_env.vector``) through the one play loop
+(``agents.arena.loop``), here or on Ray actors (``--ray-workers``): one forward pass for every table where a network
+seat is to act (illegal logits at -1e9, never sampled); fixed ``opponent_mix`` agents, or past snapshots of the
+network (``--pool-fraction``, ``agents.training.pool``), at one team of some tables
+(``agents.training.collection``). Each seat's decisions form its own trajectory, rewarded with its team's deal
+reward at its last decision of the deal, for GAE; ``--central-critic`` takes the values from a critic that also sees
+the other hands (``agents.training.critic``), the policy never does.
 """
 
 from __future__ import annotations
@@ -148,6 +148,8 @@ class Args:
         "help": "start from this checkpoint's or shipped agent's network (ppo_coinche) instead of a warm start, e.g. "
                 "to train a trained agent further; its network and config must be the run's; fresh runs only"})
     bc_decisions: int = field(default=200_000, metadata={"help": "decisions of bc_agent recorded for the warm start"})
+    expert_agent: str = field(default="", metadata={"help": "then fit the net to this agent's decisions as bc_* does"})
+    expert_decisions: int = field(default=200_000, metadata={"help": "decisions of expert_agent recorded"})
     bc_epochs: int = field(default=4, metadata={"help": "epochs over the recorded decisions"})
     bc_batch_size: int = field(default=512, metadata={"help": "minibatch size of the warm start"})
     bc_learning_rate: float = field(default=1e-3, metadata={"help": "Adam learning rate of the warm start"})
@@ -481,8 +483,6 @@ def _train(args: Args, resume: bool, cli_overrides: dict | None) -> dict:
     summary = final_evaluation(agent, variant, args, writer, update, global_step, wall, stopped_early,
                                checkpoint_dir(args) / "latest.pt")
     writer.close()
-    if args.plot_curves:
-        print(f"training curves: {plot_run(checkpoint_dir(args).parent)}")
     return summary
 
 

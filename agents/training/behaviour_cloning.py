@@ -105,10 +105,10 @@ def clone_losses(net: nn.Module, obs, mask, actions, returns):
     return (logits, nn.functional.cross_entropy(logits, actions), 0.5 * ((value - returns) ** 2).mean())
 
 
-def behaviour_clone(net: nn.Module, demo: Demonstrations, args, writer=None, critic=None) -> dict:
+def behaviour_clone(net: nn.Module, demo: Demonstrations, args, writer=None, critic=None, tag: str = "bc") -> dict:
     """Fit ``net`` to the demonstrations: masked cross-entropy on the policy head, plus ``bc_value_coef`` times
     the squared error of the value head against the deal rewards. 5 % of the decisions (at most 10,000) are
-    held out to measure accuracy. Logs ``bc/*`` to ``writer`` per epoch; returns the last epoch's figures.
+    held out to measure accuracy. Logs ``<tag>/*`` to ``writer`` per epoch; returns the last epoch's figures.
     ``critic``: a central critic (``agents.training.critic``) fitted to the same rewards with ``demo.hidden``."""
     n = len(demo.actions)
     perm = torch.randperm(n)
@@ -158,7 +158,7 @@ def behaviour_clone(net: nn.Module, demo: Demonstrations, args, writer=None, cri
                                         returns[val_idx]))
         if writer is not None:
             for k, v in figures.items():
-                writer.add_scalar(f"bc/{k}", v, epoch)
+                writer.add_scalar(f"{tag}/{k}", v, epoch)
         bar.set_postfix({"loss": f"{figures['loss']:.3f}", "val_acc": f"{figures.get('val_accuracy', 0):.3f}"},
                         refresh=False)
     bar.close()
@@ -212,6 +212,22 @@ def warm_start(args, variant, net, agent, tables, writer, optimizer, eval_on: bo
               f"{100 * figures.get('val_accuracy_bidding', float('nan')):.1f}%, card play "
               f"{100 * figures.get('val_accuracy_play', float('nan')):.1f}%)")
         label = "after the warm start"
+    if args.expert_agent:  # one step of expert iteration: the network fitted to a (search) agent's decisions
+        t1 = time.time()
+        demo = record_demonstrations(variant, args.expert_agent, args.expert_decisions, seed=args.seed * 1_000_003 + 29,
+                                     progress=args.progress, hidden=critic is not None)
+        before = clone_validation(net, training_path(net).dense_batch(demo.obs[:10_000]),
+                                  torch.from_numpy(demo.mask[:10_000]), torch.from_numpy(demo.actions[:10_000]),
+                                  torch.from_numpy(demo.returns[:10_000]))
+        t_record = time.time() - t1
+        figures = behaviour_clone(net, demo, args, writer, critic, tag="expert")
+        del demo
+        writer.add_scalar("expert/seconds", time.time() - t1, 0)
+        print(f"expert: {args.expert_decisions} decisions of {args.expert_agent} recorded in {t_record:.0f} s (the "
+              f"network chose the same action in {100 * before['val_accuracy']:.1f}% of them), {args.bc_epochs} "
+              f"epochs in {time.time() - t1 - t_record:.0f} s; held-out accuracy "
+              f"{100 * figures.get('val_accuracy', float('nan')):.1f}%")
+        label = f"after fitting {args.expert_agent}"
     if eval_on:
         results = evaluate(agent, variant, args.eval_opponents, args.eval_pairs, args.eval_seed)
         log_eval(writer, results, 0)

@@ -146,6 +146,11 @@ def final_evaluation(agent, variant, args, writer, update: int, global_step: int
                "eval_seed": args.eval_seed + 1, "results": final}
     _write_summary(Path(args.runs_dir) / args.run_name / "final_eval.json", summary)
     print(f"run {args.run_name}: {update} updates, {global_step} steps, {wall / 60:.1f} min; checkpoint {checkpoint}")
+    if args.plot_curves:  # the curves of the run as a PNG, its path printed (train.py --plot)
+        from agents.training.curves import plot_run
+
+        writer.flush()
+        print(f"training curves: {plot_run(Path(args.runs_dir) / args.run_name)}")
     return summary
 
 

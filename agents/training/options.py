@@ -243,10 +243,13 @@ def validate_train(args, resuming: bool = False):
     for name in positive:
         if getattr(args, name) < 1:
             raise ConfigError(f"option {name!r} must be >= 1, got {getattr(args, name)}")
-    if args.bc_agent:
-        for name in ("bc_decisions", "bc_epochs", "bc_batch_size"):
+    for agent, names in (("bc_agent", ("bc_decisions", "bc_epochs", "bc_batch_size")),
+                         ("expert_agent", ("expert_decisions", "bc_epochs", "bc_batch_size"))):
+        if not getattr(args, agent):
+            continue
+        for name in names:
             if getattr(args, name) < 1:
-                raise ConfigError(f"option {name!r} must be >= 1 when bc_agent is set, got {getattr(args, name)}")
+                raise ConfigError(f"option {name!r} must be >= 1 when {agent} is set, got {getattr(args, name)}")
         if not args.bc_learning_rate > 0 or args.bc_value_coef < 0:
             raise ConfigError(f"options bc_learning_rate must be > 0 and bc_value_coef >= 0, got "
                               f"{args.bc_learning_rate} and {args.bc_value_coef}")
@@ -296,7 +299,7 @@ def validate_train(args, resuming: bool = False):
             print(f"init_from {args.init_from}: no behaviour-cloning warm start (bc_agent {args.bc_agent!r} is unused)")
             args.bc_agent = ""
     specs = [("opponent_mix", s) for s in args.opponent_mix] + [("eval_opponents", s) for s in args.eval_opponents]
-    specs += [("bc_agent", args.bc_agent)] if args.bc_agent else []
+    specs += [(name, getattr(args, name)) for name in ("bc_agent", "expert_agent") if getattr(args, name)]
     for option, spec in specs:
         if is_checkpoint_spec(spec):
             if not Path(spec).is_file():

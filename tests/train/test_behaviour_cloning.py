@@ -139,6 +139,32 @@ def test_init_from_starts_from_a_trained_network_instead_of_the_warm_start(tmp_p
         train.parse_args(["--config", "configs/train/tiny.yaml", "--init-from", str(tmp_path / "no.pt")])
 
 
+def test_expert_agent_fits_the_init_network_to_the_experts_decisions(tmp_path, tiny_run):
+    # one step of expert iteration on the tiny run's network, with the heuristic as the expert (search's recording
+    # is the same play loop, slower): checkpoint 0 is the fitted network, logged under expert/
+    from agents.training.curves import read_scalars
+
+    runs = tmp_path / "runs"
+    first = tiny_run[0] / "checkpoints" / "latest.pt"
+    out = run_train_here("--config", "configs/train/tiny.yaml", "--runs-dir", str(runs), "--run-name", "x",
+                         "--init-from", str(first), "--expert-agent", "heuristic", "--expert-decisions", "3000",
+                         "--bc-epochs", "2", "--bc-batch-size", "256", "--final-eval-pairs", "0",
+                         "--keep-checkpoints", "20")
+    assert "expert: 3000 decisions of heuristic recorded" in out and "after fitting heuristic" in out
+    start = torch.load(runs / "x" / "checkpoints" / "ckpt_0000000.pt", weights_only=True)
+    trained = torch.load(first, weights_only=True)["model"]
+    assert start["args"]["expert_agent"] == "heuristic"
+    assert any(not torch.equal(t, start["model"][k]) for k, t in trained.items())  # fitted, not just loaded
+    assert {"expert/val_accuracy", "expert/policy_loss", "expert/seconds"} <= set(read_scalars(runs / "x"))
+    with pytest.raises(Exception, match="expert_decisions"):
+        import train
+
+        train.validate(train.parse_args(["--config", "configs/train/tiny.yaml", "--expert-agent", "heuristic",
+                                         "--expert-decisions", "0"])[0])
+    with pytest.raises(Exception, match="expert_agent"):
+        train.parse_args(["--config", "configs/train/tiny.yaml", "--expert-agent", "nobody"])
+
+
 def test_bench_clone_fits_each_network_for_the_same_seconds():
     """benchmarks/bench_clone.py: one line per network, each given by its spec with kwargs; a spec it cannot build
     (the block design's kwargs for the factored network) is one error line, before anything is recorded."""
