@@ -131,6 +131,54 @@ def test_no_private_names_imported_across_modules():
     assert not bad, "private names imported from other modules (make them public or move the code):\n" + "\n".join(bad)
 
 
+# The layers, lowest first: a module imports only modules of its own layer or of layers below it (README,
+# "Development"). A module is in the layer of the longest name that is it or a package above it; belote_env's
+# own modules are named one by one, so a new one must be placed here.
+LAYERS = (
+    ("belote_env.rules",),                                      # the rules core: pure logic
+    ("belote_env.observation", "belote_env.rewards", "belote_env.variants", "belote_env.errors",
+     "belote_env.render", "belote_env.numba_cache"),            # what the engines share: encoding, rewards, files
+    ("belote_env.fast",),                                       # the kernels
+    ("belote_env.search",),                                     # the double-dummy solver
+    ("belote_env", "belote_env.aec", "belote_env.vector", "belote_env.single_agent",
+     "belote_env.lockstep"),                                    # the environments
+    ("belote_env.integrations",),                               # other libraries' views of them
+    ("agents",),                                                # the players
+    ("agents.arena",),                                          # matches, tournaments, the play loop
+    ("agents.training",),                                       # the trainer's library
+    ("train", "agents.__main__"),                               # the commands on top
+)
+
+
+def layer_of(module: str) -> int | None:
+    best, found = -1, None
+    for k, names in enumerate(LAYERS):
+        for n in names:
+            fits = module == n or (module.startswith(n + ".") and n != "belote_env")
+            if fits and len(n) > best:
+                best, found = len(n), k
+    return found
+
+
+def test_layers_place_modules_by_their_longest_name():
+    assert layer_of("belote_env.fast.kernels") < layer_of("belote_env.search") < layer_of("belote_env.vector")
+    assert layer_of("belote_env") == layer_of("belote_env.aec") < layer_of("agents.heuristic.kernels")
+    assert layer_of("agents.arena.ladder.cache") < layer_of("agents.training.runs") < layer_of("train")
+    assert layer_of("belote_env.something_new") is None  # must be placed by hand
+
+
+def test_every_import_goes_down_the_layers():
+    unplaced = sorted(m for m in MODULES if layer_of(m) is None)
+    assert not unplaced, f"modules in no layer of tests/test_layout.py's LAYERS: {unplaced}"
+    bad = []
+    for name, path in MODULES.items():
+        for module, names, line in imports_of(name, path):
+            for target in targets(module, names):
+                if target != name and layer_of(target) > layer_of(name):
+                    bad.append(f"{path.relative_to(REPO)}:{line}: {name} imports {target}, a layer above it")
+    assert not bad, "imports up the layers (move the code, or the module to another layer):\n" + "\n".join(bad)
+
+
 def test_no_folder_holds_more_than_15_modules():
     for package in PACKAGES:
         for folder in [REPO / package, *(p.parent for p in (REPO / package).rglob("__init__.py"))]:

@@ -6,7 +6,7 @@ For every shipped variant file, steps ``--tables`` tables with uniformly
 random legal actions until ``--steps`` table-steps were played, and compares
 at every step the seat, observation, mask, each seat's reward, done and the
 finished episodes' results with the rules core and the reference encoder
-(``belote_env.fast.check.lockstep``). Prints one line per variant; the first
+(``belote_env.lockstep.lockstep``). Prints one line per variant; the first
 difference stops the run with the table's position in the rules core's
 notation. Not part of the test suite (``tests/belote_env/fast/`` runs 50,000 steps per
 file).
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tqdm import tqdm  # noqa: E402
 
-from belote_env.fast.check import lockstep  # noqa: E402
+from belote_env.lockstep import lockstep  # noqa: E402
 from belote_env.variants import variant_names  # noqa: E402
 
 

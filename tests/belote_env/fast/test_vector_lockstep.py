@@ -1,13 +1,13 @@
 """VectorEnv stepped with random legal actions, compared at every step with the
 rules core and the reference encoder: seat, observation, mask, every seat's
 reward, done and the finished episodes' results, bit for bit
-(belote_env.fast.check.lockstep; benchmarks/dev/soak_vector.py runs it longer)."""
+(belote_env.lockstep.lockstep; benchmarks/dev/soak_vector.py runs it longer)."""
 
 from __future__ import annotations
 
 import pytest
 
-from belote_env.fast.check import lockstep
+from belote_env.lockstep import lockstep
 from belote_env.variants import variant_names
 
 VARIANTS = tuple(variant_names())

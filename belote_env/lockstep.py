@@ -16,11 +16,11 @@ import random
 
 import numpy as np
 
-from ..observation import CONTRACT_KINDS, action_mask, encode
-from ..rewards import scored_deal_reward
-from ..rules.game import GameState
-from ..rules.scoring import REDEAL
-from . import OUTCOMES
+from .fast import OUTCOMES
+from .observation import CONTRACT_KINDS, action_mask, encode
+from .rewards import scored_deal_reward
+from .rules.game import GameState
+from .rules.scoring import REDEAL
 
 
 class Mismatch(AssertionError):
@@ -34,7 +34,7 @@ def lockstep(variant, steps: int, num_tables: int = 16, seed: int = 0, reward: s
     ``info_states``: also compare ``VectorEnv.info_state(i, seat)`` for the four seats. ``policy``:
     ``policy(mask, rng) -> actions`` instead of uniformly random legal actions. After ``max_redeals``
     all-pass deals in a row the episode is cut, as the AEC env does."""
-    from ..vector import VectorEnv
+    from .vector import VectorEnv
 
     venv = VectorEnv(variant, num_tables=num_tables, seed=seed, reward=reward, episode=episode,
                      max_redeals=max_redeals, **overrides)
