@@ -216,9 +216,11 @@ def warm_start(args, variant, net, agent, tables, writer, optimizer, eval_on: bo
         t1 = time.time()
         demo = record_demonstrations(variant, args.expert_agent, args.expert_decisions, seed=args.seed * 1_000_003 + 29,
                                      progress=args.progress, hidden=critic is not None)
-        before = clone_validation(net, training_path(net).dense_batch(demo.obs[:10_000]),
-                                  torch.from_numpy(demo.mask[:10_000]), torch.from_numpy(demo.actions[:10_000]),
-                                  torch.from_numpy(demo.returns[:10_000]))
+        sample = np.sort(np.random.default_rng(args.seed).choice(len(demo.actions), min(10_000, len(demo.actions)),
+                                                                 replace=False))  # the agreement before the fit
+        before = clone_validation(net, training_path(net).dense_batch(demo.obs[sample]),
+                                  torch.from_numpy(demo.mask[sample]), torch.from_numpy(demo.actions[sample]),
+                                  torch.from_numpy(demo.returns[sample]))
         t_record = time.time() - t1
         figures = behaviour_clone(net, demo, args, writer, critic, tag="expert")
         del demo
