@@ -18,23 +18,30 @@ from agents.arena.match import MatchResult  # noqa: E402
 from agents.arena.ratings import fit_against, rate, rate_against_pool  # noqa: E402
 from agents.base import Agent  # noqa: E402
 
-POOL = ["random", "heuristic", "ppo_coinche"]
+class Ordered(Agent):
+    """Plays the first (or the last) legal action: deterministic, in plain Python (no kernel to compile)."""
 
-
-class FirstLegal(Agent):
-    name = "first_legal"
     needs_observation = needs_info = False
 
+    def __init__(self, last: bool):
+        self.name, self.last = ("last_legal" if last else "first_legal"), last
+
     def act(self, observation, action_mask, info):
-        return int(np.flatnonzero(action_mask)[0])
+        return int(np.flatnonzero(action_mask)[-1 if self.last else 0])
 
 
 def first_legal():
     """A module:factory spec for the tests: tests.agents.arena.test_evaluate:first_legal."""
-    return FirstLegal()
+    return Ordered(last=False)
 
 
-SPEC = "tests.agents.arena.test_evaluate:first_legal"
+def last_legal():
+    return Ordered(last=True)
+
+
+FIRST = "tests.agents.arena.test_evaluate:first_legal"
+SPEC = "tests.agents.arena.test_evaluate:last_legal"  # the agent evaluated
+POOL = ["random", FIRST, "ppo_coinche"]
 
 
 def _match(a, b, wins, rng):
@@ -81,16 +88,17 @@ def test_the_pool_keeps_its_ratings_and_the_interval_holds_the_rating():
         rate_against_pool(pool, ["p", "q", "r"], "p", [_match("n", "x", [1, 1], rng)], "n", 0)
 
 
-@pytest.fixture
-def small_pool(tmp_path, monkeypatch):
-    """A ladder of random, heuristic and ppo_coinche in coinche at 8 pairs a match, cached in tmp_path/ladder,
-    as belote-eval's pool."""
+@pytest.fixture(scope="module")
+def small_pool(tmp_path_factory):
+    """A ladder of random, first_legal and ppo_coinche in coinche at 8 pairs a match, cached in TMP/ladder, as
+    belote-eval's pool (no agent with a kernel: nothing to compile but the engine)."""
+    tmp_path = tmp_path_factory.mktemp("pool")
     assert command.main(["--families", "coinche", "--agents", *POOL, "-n", "8", "--bootstrap", "20", "--no-progress",
-                        "--timing-pairs", "0", "--out", str(tmp_path / "results"), "--docs", str(tmp_path / "r.md"),
-                        "--cache", str(tmp_path / "ladder")]) == 0
-    monkeypatch.setattr(evaluate, "family_agents", lambda family: list(POOL))
-    monkeypatch.setattr(evaluate, "POOL_PAIRS", 8)
-    return tmp_path
+                         "--out", str(tmp_path / "results"), "--cache", str(tmp_path / "ladder")]) == 0
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(evaluate, "family_agents", lambda family: list(POOL))
+        patch.setattr(evaluate, "POOL_PAIRS", 8)
+        yield tmp_path
 
 
 def _eval(tmp, *extra):
@@ -119,14 +127,14 @@ def test_eval_rates_an_agent_on_the_ladders_scale_and_caches_its_matches(small_p
 
 
 def test_a_pool_agent_is_rated_on_the_ladders_deals(small_pool, capsys):
-    # heuristic v ppo_coinche: both deterministic, so the evaluation's pairs are the ladder's, figure for figure
+    # first_legal v ppo_coinche: both deterministic, so the evaluation's pairs are the ladder's, figure for figure
     tmp = small_pool
-    assert evaluate.main(["heuristic", "-f", "coinche", "-n", "8", "-j", "1", "--no-progress", "--bootstrap", "20",
-                          "--ladder-cache", str(tmp / "ladder"), "--cache", str(tmp / "eval")]) == 0
-    mine = cache.MatchCache.open(tmp / "eval", "coinche", "heuristic", "ppo_coinche").result(0, 8)
-    theirs = cache.MatchCache.open(tmp / "ladder", "coinche", "heuristic", "ppo_coinche").result(0, 8)
+    assert evaluate.main([FIRST, "-f", "coinche", "-n", "8", "-j", "1", "--no-progress", "--bootstrap", "20",
+                          "--ladder-cache", str(tmp / "ladder"), "--cache", str(tmp / "eval_pool_agent")]) == 0
+    mine = cache.MatchCache.open(tmp / "eval_pool_agent", "coinche", FIRST, "ppo_coinche").result(0, 8)
+    theirs = cache.MatchCache.open(tmp / "ladder", "coinche", FIRST, "ppo_coinche").result(0, 8)
     assert np.array_equal(mine.pair_diffs, theirs.pair_diffs) and np.array_equal(mine.pair_wins, theirs.pair_wins)
-    assert "heuristic (evaluated)" in capsys.readouterr().out
+    assert f"{FIRST} (evaluated)" in capsys.readouterr().out
 
 
 def test_errors_are_one_line(tmp_path, capsys):
