@@ -98,7 +98,7 @@ class DealState:
         """
         _check_seat(dealer, "dealer")
         _check_garde(garde)
-        if hands is None or isinstance(hands, (str, int)):
+        if isinstance(hands, (str, bytes, dict)) or not hasattr(hands, "__iter__"):  # None, a number...: no hands
             raise NotationError(f"hands: expected 4 hands (seat 0 first), got {short_repr(hands)}")
         masks = [_to_mask(h, f"hand of seat {i}") for i, h in enumerate(hands)]
         if len(masks) != 4:

@@ -227,6 +227,15 @@ _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow
                      | st.dictionaries(st.text(max_size=5), kids, max_size=3), max_leaves=8)
 
 
+@pytest.mark.parametrize("hands", [0.0, 1.5, True, None, {"0": "AS"}, "AS KS", 7])
+def test_hands_that_are_not_a_sequence_of_hands_are_a_notation_error(hands):
+    # found by the property test below: a float gave a bare TypeError ("'float' object is not iterable")
+    rec = _good_record("belote_classique")
+    rec["hands"] = hands
+    with pytest.raises(NotationError, match="hands"):
+        replay_record(rec)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_any_edit_of_a_record_replays_and_writes_back_or_is_a_notation_error(data):
