@@ -135,7 +135,9 @@ def results_page(results: list[FamilyResult], command: str, docs_path: Path, cac
         f"(`{_from_repo(cache_dir)}/<family>/<A>__<B>.json`: per-pair outcomes, seed, agent specs) and replays "
         "nothing already cached, so it can be run in pieces (`--max-minutes 7`, rerun until it exits with status 0; "
         "`-j 2` spreads the chunks over two processes with the same results); `--dry-run` lists what is left. "
-        f"Play took {seconds / 60:.1f} minutes in all, summed over chunks (one core each).",
+        f"Play took {seconds / 60:.1f} minutes in all, summed over chunks (one core each). Any other agent is rated on "
+        "this scale, against the agents here held fixed and without replaying their matches, by `belote-eval AGENT "
+        f"-f FAMILY` ([agents.md]({_rel(REPO / 'docs' / 'agents.md', where)}#rating-one-agent-belote-eval)).",
         "",
         "## Summary: ratings per family",
         "",
