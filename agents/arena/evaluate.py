@@ -76,6 +76,13 @@ def placement(pool, rating) -> tuple[int, str]:
     return rank, f"rank {rank} of {len(others) + 1}, " + " and ".join(parts)
 
 
+def marked_rows(table, mine, label: str) -> list[dict]:
+    """The rating table's rows (:func:`~agents.arena.reports.rating_rows`), the evaluated agent's named ``label``."""
+    rows = rating_rows(table)
+    rows[table.index(mine)]["agent"] = label
+    return rows
+
+
 def parser() -> CommandParser:
     p = CommandParser(
         prog="belote-eval",
@@ -127,11 +134,8 @@ def run(args, command: str) -> int:
     opponents = [a for a in reversed(lineup) if a != args.agent]  # the slowest (search, pimc) first: even load
     variant = load_variant(args.family)
     matches = [MatchCache.open(args.cache, args.family, args.agent, o) for o in opponents]
-    for m in matches:
-        if m.stale:
-            print(f"{m.path}: {m.stale}; playing the match again", file=sys.stderr)
-        for line in m.dropped:
-            print(f"{m.path}: {line}; it is played again", file=sys.stderr)
+    for line in (line for m in matches for line in m.replay_notes()):
+        print(line, file=sys.stderr)
     jobs = [Job(m, variant, s, e) for m in matches for s, e in m.missing(LADDER_SEED, args.pairs)]
     if jobs:
         left = sum(j.stop - j.start for j in jobs)
@@ -143,12 +147,8 @@ def run(args, command: str) -> int:
     ratings, mine = rate_against_pool(pool, lineup, anchor_of(lineup), results, args.agent, args.bootstrap, LADDER_SEED)
     rank, where = placement(ratings, mine)
     seconds = time.monotonic() - t0
-    label = f"{args.agent} (evaluated)"
     table = sorted([r for r in ratings if r.agent != args.agent] + [mine], key=lambda r: -r.rating)
-    rows = rating_rows(table)
-    for row, r in zip(rows, table):
-        if r is mine:
-            row["agent"] = label
+    rows = marked_rows(table, mine, f"{args.agent} (evaluated)")
     print(f"\n== {args.family}: {args.agent} against the ladder's pool, {args.pairs:,} duplicate pairs per match "
           f"(pool: {POOL_PAIRS:,} per match, from {args.ladder_cache}) ==")
     print(text_table(rows))
@@ -169,10 +169,7 @@ def write_eval(out: Path, agent: str, family: str, pairs: int, command: str, tab
     data = {"command": command, "agent": agent, "family": family, "pairs": pairs, "seed": LADDER_SEED,
             "pool_pairs": POOL_PAIRS, "rating": mine.to_dict(), "rank": rank, "placement": where,
             "ratings": [r.to_dict() for r in table], "matches": [m.to_dict() for m in results]}
-    rows = rating_rows(table)
-    for row, r in zip(rows, table):
-        if r is mine:
-            row["agent"] = f"**{agent}** (evaluated)"
+    rows = marked_rows(table, mine, f"**{agent}** (evaluated)")
     md = [f"# {agent} in {family}", "", f"`{command}`", "",
           f"Rated against the ladder's pool held fixed ({POOL_PAIRS:,} pairs per pool match, seed {LADDER_SEED}); "
           f"{pairs:,} duplicate pairs against each pool agent. {agent}: "

@@ -167,7 +167,7 @@ def rate_against_pool(pool_matches, pool_agents: list[str], anchor: str, matches
     ii = [index[m.agent_a] for m in pool_matches]
     jj = [index[m.agent_b] for m in pool_matches]
     games = [2.0 * m.pairs for m in pool_matches]
-    point = fit_bradley_terry(len(pool_agents), ii, jj, [float(m.pair_wins.sum()) for m in pool_matches], games, a0)
+    point = np.array([next(r.rating for r in pool if r.agent == a) for a in pool_agents])  # rate()'s fit
     opp = [index[m.agent_b] for m in matches]
     own_games = [2.0 * m.pairs for m in matches]
     rating = fit_against(point, opp, [float(m.pair_wins.sum()) for m in matches], own_games)

@@ -185,6 +185,24 @@ def clone_validation(net, obs, mask, actions, returns) -> dict:
     return out
 
 
+def _record_and_fit(args, variant, net, writer, critic, spec: str, decisions: int, seed: int, tag: str):
+    """Record ``decisions`` decisions of ``spec`` at the four seats and fit ``net`` (and ``critic``) to them
+    (:func:`behaviour_clone`, logged under ``<tag>/``, with ``<tag>/seconds``). Returns the fit's figures, plus
+    ``agreement_before`` (how often ``net`` chose ``spec``'s action, on up to 10,000 decisions drawn at random,
+    before the fit), and the seconds of recording and of fitting."""
+    t0 = time.time()
+    demo = record_demonstrations(variant, spec, decisions, seed=seed, progress=args.progress, hidden=critic is not None)
+    sample = np.sort(np.random.default_rng(args.seed).choice(len(demo.actions), min(10_000, len(demo.actions)),
+                                                             replace=False))
+    before = clone_validation(net, training_path(net).dense_batch(demo.obs[sample]),
+                              *(torch.from_numpy(x[sample]) for x in (demo.mask, demo.actions, demo.returns)))
+    t_record = time.time() - t0
+    figures = {**behaviour_clone(net, demo, args, writer, critic, tag=tag), "agreement_before": before["val_accuracy"]}
+    del demo
+    writer.add_scalar(f"{tag}/seconds", time.time() - t0, 0)
+    return figures, t_record, time.time() - t0 - t_record
+
+
 def warm_start(args, variant, net, agent, tables, writer, optimizer, eval_on: bool, critic=None, extra=dict) -> None:
     """The start of a fresh run: ``init_from``'s weights loaded into ``net``, or else the behaviour-cloning phase
     (record ``bc_agent``, fit ``net`` and ``critic``, a central critic, to the same rewards); then the start is
@@ -200,35 +218,20 @@ def warm_start(args, variant, net, agent, tables, writer, optimizer, eval_on: bo
               + ("; the central critic starts untrained" if critic is not None else ""))
         label = "after init_from"
     else:
-        demo = record_demonstrations(variant, args.bc_agent, args.bc_decisions, seed=args.seed * 1_000_003 + 17,
-                                     progress=args.progress, hidden=critic is not None)
-        t_record = time.time() - t0
-        figures = behaviour_clone(net, demo, args, writer, critic)
-        del demo
-        writer.add_scalar("bc/seconds", time.time() - t0, 0)
+        figures, t_record, t_fit = _record_and_fit(args, variant, net, writer, critic, args.bc_agent,
+                                                   args.bc_decisions, args.seed * 1_000_003 + 17, "bc")
         print(f"bc warm start: {args.bc_decisions} decisions of {args.bc_agent} recorded in {t_record:.0f} s, "
-              f"{args.bc_epochs} epochs in {time.time() - t0 - t_record:.0f} s; held-out accuracy "
+              f"{args.bc_epochs} epochs in {t_fit:.0f} s; held-out accuracy "
               f"{100 * figures.get('val_accuracy', float('nan')):.1f}% (auction "
               f"{100 * figures.get('val_accuracy_bidding', float('nan')):.1f}%, card play "
               f"{100 * figures.get('val_accuracy_play', float('nan')):.1f}%)")
         label = "after the warm start"
     if args.expert_agent:  # one step of expert iteration: the network fitted to a (search) agent's decisions
-        t1 = time.time()
-        demo = record_demonstrations(variant, args.expert_agent, args.expert_decisions, seed=args.seed * 1_000_003 + 29,
-                                     progress=args.progress, hidden=critic is not None)
-        sample = np.sort(np.random.default_rng(args.seed).choice(len(demo.actions), min(10_000, len(demo.actions)),
-                                                                 replace=False))  # the agreement before the fit
-        before = clone_validation(net, training_path(net).dense_batch(demo.obs[sample]),
-                                  torch.from_numpy(demo.mask[sample]), torch.from_numpy(demo.actions[sample]),
-                                  torch.from_numpy(demo.returns[sample]))
-        t_record = time.time() - t1
-        figures = behaviour_clone(net, demo, args, writer, critic, tag="expert")
-        del demo
-        writer.add_scalar("expert/seconds", time.time() - t1, 0)
+        figures, t_record, t_fit = _record_and_fit(args, variant, net, writer, critic, args.expert_agent,
+                                                   args.expert_decisions, args.seed * 1_000_003 + 29, "expert")
         print(f"expert: {args.expert_decisions} decisions of {args.expert_agent} recorded in {t_record:.0f} s (the "
-              f"network chose the same action in {100 * before['val_accuracy']:.1f}% of them), {args.bc_epochs} "
-              f"epochs in {time.time() - t1 - t_record:.0f} s; held-out accuracy "
-              f"{100 * figures.get('val_accuracy', float('nan')):.1f}%")
+              f"network chose the same action in {100 * figures['agreement_before']:.1f}% of them), {args.bc_epochs} "
+              f"epochs in {t_fit:.0f} s; held-out accuracy {100 * figures.get('val_accuracy', float('nan')):.1f}%")
         label = f"after fitting {args.expert_agent}"
     if eval_on:
         results = evaluate(agent, variant, args.eval_opponents, args.eval_pairs, args.eval_seed)

@@ -117,6 +117,12 @@ class MatchCache:
         """What a chunk's digest binds it to: the family, the agents and their weights' digests."""
         return (self.family, self.agent_a, self.agent_b, self.digests[self.agent_a], self.digests[self.agent_b])
 
+    def replay_notes(self) -> list[str]:
+        """A line for each reason why cached chunks of this match are played again (changed weights, an older
+        format, chunks that do not check out)."""
+        return ([f"{self.path}: {self.stale}; playing the match again"] if self.stale else []) + \
+            [f"{self.path}: {line}; it is played again" for line in self.dropped]
+
     def missing(self, seed: int, pairs: int) -> list[tuple[int, int]]:
         return [(s, e) for s, e in chunk_ranges(pairs) if (seed, s, e) not in self.chunks]
 

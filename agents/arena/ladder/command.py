@@ -141,12 +141,8 @@ def run(args) -> int:
                    for x in range(len(specs)) for y in range(x + 1, len(specs))]
                for f, specs in lineup.items()}
     jobs = [Job(m, variants[f], s, e) for f in families for m in matches[f] for s, e in m.missing(args.seed, args.pairs)]
-    for f in families:
-        for m in matches[f]:
-            if m.stale:
-                print(f"{m.path}: {m.stale}; playing the match again")
-            for line in m.dropped:
-                print(f"{m.path}: {line}; it is played again")
+    for line in (line for f in families for m in matches[f] for line in m.replay_notes()):
+        print(line)
 
     total = sum(len(matches[f]) for f in families) * args.pairs
     left = sum(j.stop - j.start for j in jobs)
