@@ -35,7 +35,8 @@ def agent_names() -> list[str]:
 
 
 def is_checkpoint_spec(spec: str) -> bool:
-    return spec.endswith(".pt") or Path(spec).is_file()
+    """Whether ``spec`` names a weights file: a checkpoint (``.pt``), an exported policy (``.pt2``) or any file."""
+    return spec.endswith((".pt", ".pt2")) or Path(spec).is_file()
 
 
 def is_factory_spec(spec: str) -> bool:
@@ -47,7 +48,8 @@ def is_factory_spec(spec: str) -> bool:
 
 
 def make_agent(spec: str | Agent) -> Agent:
-    """An agent from a registry name (``random``, ``heuristic``), a checkpoint path or ``module:factory``."""
+    """An agent from a registry name (``random``, ``heuristic``), a checkpoint path (``.pt``, or an exported
+    policy ``.pt2``: :mod:`agents.exported`) or ``module:factory``."""
     if isinstance(spec, Agent):
         return spec
     if not isinstance(spec, (str, Path)):
@@ -64,6 +66,10 @@ def make_agent(spec: str | Agent) -> Agent:
     if is_checkpoint_spec(spec):
         if not Path(spec).is_file():
             raise AgentSpecError(f"checkpoint {spec!r} does not exist")
+        if spec.endswith(".pt2"):  # a policy of any library, written by agents.exported.export_policy
+            from agents.exported import ExportedAgent
+
+            return ExportedAgent(spec)
         try:
             from agents.neural.agent import load_agent
         except ImportError as e:
@@ -73,7 +79,7 @@ def make_agent(spec: str | Agent) -> Agent:
         return _from_factory(spec)
     raise AgentSpecError(
         f"unknown agent {spec!r}: registered agents are {', '.join(agent_names())}, "
-        "a checkpoint file (.pt), or module:factory"
+        "a checkpoint file (.pt), an exported policy (.pt2) or module:factory"
     )
 
 

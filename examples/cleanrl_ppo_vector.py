@@ -1,14 +1,16 @@
 """A CleanRL-style PPO loop on ``gymnasium.make_vec`` (``SingleSeatVectorEnv``: 64 tables on the batched engine).
 
     python examples/cleanrl_ppo_vector.py [--total-timesteps 200000] [--num-envs 64] [--num-steps 64] [--pairs 200]
+                                          [--opponents random] [--minutes M --snapshots DIR]
 
 One file, as CleanRL's ``ppo.py``: an ``Agent`` with ``get_value`` / ``get_action_and_value``, rollouts of
 ``num_steps`` steps on every sub-env, GAE, the clipped objective. Two things are Belote's: illegal actions are
 masked out of the logits (``infos["action_mask"]``), and an episode's end resets the sub-env in the same step
 (``metadata["autoreset_mode"]`` is ``SAME_STEP``), so the value after a terminated step is 0 and the next
 observation already belongs to the next episode. The learner sits at seat 0 with the heuristic as partner and
-random opponents; at the end it plays duplicate pairs against ``random`` as a ``PolicyAgent`` (its most likely
-legal action).
+``--opponents`` (random by default); at the end it plays duplicate pairs against ``random`` as a ``PolicyAgent``
+(its most likely legal action). ``--minutes`` stops training on a wall-clock budget and ``--snapshots DIR``
+writes the actor as ``.pt2`` agent specs on the way (``agents.exported``; the baselines page runs it so).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import gymnasium  # noqa: E402
 import belote_env.single_agent  # noqa: E402,F401  (registers the ids)
 from agents import make_agent  # noqa: E402
 from agents.arena.match import duplicate_match  # noqa: E402
+from agents.exported import add_budget_options, snapshots_from_args  # noqa: E402
 from agents.policy import PolicyAgent  # noqa: E402
 
 
@@ -65,11 +68,13 @@ def main(argv=None) -> None:
     ap.add_argument("--clip-coef", type=float, default=0.2)
     ap.add_argument("--ent-coef", type=float, default=0.01)
     ap.add_argument("--vf-coef", type=float, default=0.5)
+    ap.add_argument("--opponents", default="random", help="the two opponents' agent spec (default random)")
     ap.add_argument("--pairs", type=int, default=200, help="duplicate pairs against random at the end")
     ap.add_argument("--seed", type=int, default=0)
+    add_budget_options(ap)
     args = ap.parse_args(argv)
     torch.manual_seed(args.seed)
-    envs = gymnasium.make_vec(args.env_id, num_envs=args.num_envs, partner="heuristic", opponents="random")
+    envs = gymnasium.make_vec(args.env_id, num_envs=args.num_envs, partner="heuristic", opponents=args.opponents)
     n, steps = args.num_envs, args.num_steps
     obs_size, num_actions = envs.single_observation_space.shape[0], envs.single_action_space.n
     agent = Agent(obs_size, num_actions)
@@ -82,7 +87,12 @@ def main(argv=None) -> None:
     next_obs, next_mask = torch.from_numpy(next_obs), torch.from_numpy(infos["action_mask"])
     returns_seen, start = [], time.time()
     updates = max(1, args.total_timesteps // (n * steps))
+    clock, trained = snapshots_from_args(args, "cleanrl_ppo", f"torch {torch.__version__}"), 0
     for update in range(updates):
+        if clock.over():
+            break
+        if clock.due():
+            clock.save(agent.actor, trained)
         for step in range(steps):
             obs_buf[step], mask_buf[step] = next_obs, next_mask
             with torch.no_grad():
@@ -121,10 +131,12 @@ def main(argv=None) -> None:
                 loss.backward()
                 nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
                 optimizer.step()
+        trained += n * steps
         recent = returns_seen[-200:]
         print(f"update {update + 1}/{updates}: {(update + 1) * batch} steps, {len(returns_seen)} deals, mean deal "
               f"reward (last 200) {np.mean(recent) if recent else float('nan'):+.3f}, "
-              f"{(update + 1) * batch / (time.time() - start):,.0f} steps/s")
+              f"{(update + 1) * batch / (time.time() - start):,.0f} steps/s", flush=True)
+    clock.finish(agent.actor, trained)
 
     def policy(observations, masks):  # the most likely legal action
         with torch.no_grad():

@@ -2,6 +2,7 @@
 
     pip install -e ".[rllib]"
     python examples/rllib_ppo.py [--iterations 5] [--policies shared|team] [--pairs 200] [--save DIR]
+                                 [--minutes M --snapshots DIR]
 
 The env is ``belote_env.integrations.rllib.BeloteMultiAgentEnv`` (observations
 ``{"observations", "action_mask"}``); ``--policies shared`` trains one module
@@ -9,7 +10,10 @@ for the four seats (self-play), ``team`` one per team. The trained module
 (``shared``, or ``team_0``) then plays duplicate pairs against ``random``
 through ``agents.policy.rllib_agent``. ``--save DIR`` writes an algorithm
 checkpoint that ``rllib_agent(DIR, module_id=...)`` loads without Ray running,
-e.g. in a ``module:factory`` agent spec for ``belote-tournament``.
+e.g. in a ``module:factory`` agent spec for ``belote-tournament``. ``--minutes``
+stops training on a wall-clock budget (checked between iterations) and
+``--snapshots DIR`` writes the module's logits as ``.pt2`` agent specs on the
+way, which play without Ray (``agents.exported``; the baselines page runs it so).
 """
 
 from __future__ import annotations
@@ -21,13 +25,29 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import ray  # noqa: E402
+import torch  # noqa: E402
+from ray.rllib.core.columns import Columns  # noqa: E402
 from ray.rllib.algorithms.ppo import PPOConfig  # noqa: E402
 
 from agents import make_agent  # noqa: E402
 from agents.arena.match import duplicate_match  # noqa: E402
-from agents.policy import rllib_agent  # noqa: E402
+from agents.exported import add_budget_options, snapshots_from_args  # noqa: E402
+from agents.policy import rllib_agent, rllib_module  # noqa: E402
 from belote_env.integrations.rllib import POLICY_MODES, policy_ids, ppo_config  # noqa: E402
 from belote_env.variants import load_variant  # noqa: E402
+
+
+class Logits(torch.nn.Module):
+    """An RLModule's action logits for a batch of bare observations (every action left legal), for export."""
+
+    def __init__(self, module):
+        super().__init__()
+        self.module = module
+
+    def forward(self, obs):
+        mask = torch.ones(obs.shape[0], self.module.action_space.n, dtype=obs.dtype)
+        return self.module.forward_inference({Columns.OBS: {"observations": obs, "action_mask": mask}})[
+            Columns.ACTION_DIST_INPUTS]
 
 
 def main(argv=None) -> None:
@@ -40,6 +60,7 @@ def main(argv=None) -> None:
     ap.add_argument("--pairs", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--save", type=Path, default=None, help="write an algorithm checkpoint there")
+    add_budget_options(ap)
     args = ap.parse_args(argv)
 
     ray.init(num_cpus=max(2, args.env_runners + 1), include_dashboard=False, log_to_driver=False)
@@ -51,19 +72,30 @@ def main(argv=None) -> None:
         .debugging(seed=args.seed)
     )
     algo = config.build_algo()
+    module_id = policy_ids(args.policies)[0]
+    logits = Logits(rllib_module(algo, module_id))
+    clock, trained = snapshots_from_args(args, f"rllib_ppo_{module_id}", f"ray {ray.__version__}"), 0
     for i in range(args.iterations):
+        if clock.over():
+            break
+        if clock.due():
+            clock.save(logits, trained)
         result = algo.train()
         runners = result["env_runners"]
+        trained = int(runners.get("num_env_steps_sampled_lifetime", trained + args.batch))
         team0 = runners.get("agent_episode_returns_mean", {}).get("player_0", float("nan"))
         print(f"iteration {i + 1}: {runners.get('num_episodes', 0)} episodes of "
-              f"{runners.get('episode_len_mean', float('nan')):.1f} steps, team 0's mean return {team0:+.3f}")
+              f"{runners.get('episode_len_mean', float('nan')):.1f} steps, team 0's mean return {team0:+.3f}",
+              flush=True)
+    clock.finish(logits, trained)
     if args.save is not None:
         print(f"checkpoint: {algo.save(str(args.save.resolve())).checkpoint.path}")
 
-    module_id = policy_ids(args.policies)[0]
     agent = rllib_agent(algo, module_id=module_id, name=f"rllib_{module_id}")
     algo.stop()
     ray.shutdown()
+    if not args.pairs:
+        return
     result = duplicate_match(agent, make_agent("random"), load_variant(args.variant), args.pairs, seed=args.seed)
     r = result.to_dict()
     print(f"rllib_ppo ({module_id}) vs random on {args.variant}, {args.pairs} duplicate pairs: "

@@ -36,6 +36,19 @@ def read_scalars(run_dir: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return out
 
 
+def draw_points(ax, series: list[dict], xlabel: str, title: str = "Duplicate points per deal (95% CI)") -> None:
+    """Curves of duplicate points per deal on ``ax``, each with its 95% interval as a band: ``series`` holds
+    dicts {"label", "x", "mean", "low", "high", "color"} ("low"/"high" None for no band, "color" optional). The
+    one drawing of a strength curve: ``train.py --plot`` and the baselines page (``benchmarks/baselines.py``)."""
+    for k, c in enumerate(series):
+        color = c.get("color") or f"C{k}"
+        ax.plot(c["x"], c["mean"], marker="o", ms=3, color=color, label=c["label"])
+        if c.get("low") is not None and c.get("high") is not None:
+            ax.fill_between(c["x"], c["low"], c["high"], color=color, alpha=0.2)
+    ax.axhline(0, color="grey", lw=0.8, ls=":")
+    ax.set(title=title, xlabel=xlabel, ylabel="points")
+
+
 def plot_run(run_dir: str | Path, out: str | Path | None = None) -> Path:
     """Training curves of a run as a PNG (default ``<run_dir>/training_curves.png``): evaluations (periodic, and the final table as stars), the
     network's reward against fixed opponents, entropy, explained variance and all-pass rate."""
@@ -74,16 +87,13 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None) -> Path:
     ax.axhline(50, color="grey", lw=0.8, ls=":")
     ax.set(title="Duplicate deals won (%)", xlabel="global step", ylabel="%")
     ax = axes[0, 1]
+    draw_points(ax, [{"label": f"vs {opp}", "x": s[f"eval/{opp}/points_per_deal"][0],
+                      "mean": s[f"eval/{opp}/points_per_deal"][1], "color": colors[opp],
+                      "low": s[f"eval/{opp}/points_ci_low"][1] if f"eval/{opp}/points_ci_low" in s else None,
+                      "high": s[f"eval/{opp}/points_ci_high"][1] if f"eval/{opp}/points_ci_high" in s else None}
+                     for opp in opponents if f"eval/{opp}/points_per_deal" in s], "global step")
     for opp in opponents:
-        if f"eval/{opp}/points_per_deal" in s:
-            x, y = s[f"eval/{opp}/points_per_deal"]
-            ax.plot(x, y, marker="o", ms=3, color=colors[opp], label=f"vs {opp}")
-            if f"eval/{opp}/points_ci_low" in s:
-                ax.fill_between(x, s[f"eval/{opp}/points_ci_low"][1], s[f"eval/{opp}/points_ci_high"][1],
-                                color=colors[opp], alpha=0.2)
         final_point(ax, opp, "points_per_deal")
-    ax.axhline(0, color="grey", lw=0.8, ls=":")
-    ax.set(title="Duplicate points per deal (95% CI)", xlabel="global step", ylabel="points")
     ax = axes[1, 0]
     for tag in sorted(t for t in s if t.startswith("charts/return_vs_")):
         ax.plot(*s[tag], lw=0.8, label=tag.split("return_")[1].replace("_", " ") + " (training tables)")

@@ -105,16 +105,20 @@ def test_openspiel_agent_specs_and_their_errors():
         make_agent("openspiel:ismcts,depth=3")
 
 
-def test_the_openspiel_policy_gradient_example_trains_and_plays_our_matches():
+def test_the_openspiel_policy_gradient_example_trains_and_plays_our_matches(tmp_path):
     import subprocess
     import sys
     from pathlib import Path
 
+    from tests.snapshots_check import check_snapshots
+
     repo = Path(__file__).resolve().parents[2]
-    proc = subprocess.run([sys.executable, "examples/openspiel_policy_gradient.py", "--episodes", "40", "--pairs", "4"],
-                          cwd=repo, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, "examples/openspiel_policy_gradient.py", "--episodes", "40", "--pairs", "4",
+                           "--snapshots", str(tmp_path)], cwd=repo, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.splitlines()
-    assert lines[0].startswith("trained 40 deals of self-play in ")
+    assert lines[0].startswith("trained 40 deals of self-play (") and " decisions) in " in lines[0]
+    decisions = int(lines[0].split("(")[1].split()[0].replace(",", ""))
+    assert check_snapshots(tmp_path, proc.stdout, pairs=4)[-1]["steps"] == decisions
     assert lines[1].startswith("openspiel_a2c vs random on coinche, 4 duplicate pairs: ")
     assert lines[2].startswith("openspiel_a2c vs heuristic on coinche, 4 duplicate pairs: ")

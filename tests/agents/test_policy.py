@@ -95,9 +95,12 @@ def test_a_factory_that_needs_arguments_is_a_spec_error(capsys):
     assert len(err.splitlines()) == 1 and "missing a required argument: 'name'" in err
 
 
-def test_sb3_example_runs():
+def test_sb3_example_runs_and_its_snapshots_play_as_its_model(tmp_path):
     pytest.importorskip("sb3_contrib")
-    proc = subprocess.run([sys.executable, "examples/sb3_maskable_ppo.py", "--timesteps", "256", "--pairs", "8"],
-                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    from tests.snapshots_check import check_snapshots
+
+    proc = subprocess.run([sys.executable, "examples/sb3_maskable_ppo.py", "--timesteps", "256", "--pairs", "8",
+                           "--snapshots", str(tmp_path)], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "maskable_ppo vs random" in proc.stdout
+    assert check_snapshots(tmp_path, proc.stdout, pairs=8)[-1]["steps"] == 256

@@ -177,7 +177,6 @@ def test_render_ansi_shows_the_table_with_unicode_suits():
     e.reset(seed=11)
     rng = random.Random(11)
     for _ in range(12):
-        agent = e.agent_selection
         obs, *_ = e.last()
         e.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
     text = e.render()

@@ -142,17 +142,20 @@ def test_maskable_ppo_trains_on_the_sb3_adapter_and_plays_a_match():
         single_seat.sb3_vec_env(SingleAgentEnv("coinche"))
 
 
-def test_the_cleanrl_style_example_trains_and_plays_a_match():
+def test_the_cleanrl_style_example_trains_and_plays_a_match(tmp_path):
     import subprocess
     import sys
     from pathlib import Path
 
+    from tests.snapshots_check import check_snapshots
+
     repo = Path(__file__).resolve().parents[3]
     proc = subprocess.run([sys.executable, "examples/cleanrl_ppo_vector.py", "--total-timesteps", "1024",
-                           "--num-envs", "16", "--num-steps", "32", "--pairs", "4"], cwd=repo, capture_output=True,
-                          text=True, timeout=300)
+                           "--num-envs", "16", "--num-steps", "32", "--pairs", "4", "--snapshots", str(tmp_path)],
+                          cwd=repo, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "update 2/2: 1024 steps" in proc.stdout and "cleanrl_ppo vs random on coinche, 4 duplicate pairs" in proc.stdout
+    assert check_snapshots(tmp_path, proc.stdout, pairs=4)[-1]["steps"] == 1024
 
 
 def test_unseeded_envs_deal_from_the_os_as_gymnasium_make_does():

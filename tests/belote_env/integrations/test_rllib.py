@@ -85,10 +85,13 @@ def test_policy_mapping():
 def test_rllib_example_and_checkpoint_in_a_tournament(tmp_path, monkeypatch, capsys):
     ckpt = tmp_path / "ckpt"
     proc = subprocess.run([sys.executable, "examples/rllib_ppo.py", "--iterations", "1", "--batch", "256",
-                           "--pairs", "8", "--policies", "team", "--save", str(ckpt)],
-                          cwd=REPO, capture_output=True, text=True, timeout=600)
+                           "--pairs", "8", "--policies", "team", "--save", str(ckpt), "--snapshots",
+                           str(tmp_path / "snapshots")], cwd=REPO, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "rllib_ppo (team_0) vs random" in proc.stdout
+    from tests.snapshots_check import check_snapshots
+
+    check_snapshots(tmp_path / "snapshots", proc.stdout, pairs=8)  # team_0's logits, played without Ray
     # the checkpoint as a module:factory agent, loaded without Ray running
     (tmp_path / "my_rllib_agents.py").write_text(
         "from agents.policy import rllib_agent\n"

@@ -64,8 +64,11 @@ def test_policy_plays_legal_moves_and_enters_a_tournament(capsys):
     assert "untrained" in capsys.readouterr().out
 
 
-def test_tianshou_example_runs():
-    proc = subprocess.run([sys.executable, "examples/tianshou_ppo.py", "--steps", "512", "--pairs", "8"],
-                          cwd=REPO, capture_output=True, text=True, timeout=600)
+def test_tianshou_example_runs_and_its_snapshots_play_as_its_policy(tmp_path):
+    from tests.snapshots_check import check_snapshots
+
+    proc = subprocess.run([sys.executable, "examples/tianshou_ppo.py", "--steps", "512", "--pairs", "8",
+                           "--snapshots", str(tmp_path)], cwd=REPO, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "tianshou_ppo vs random" in proc.stdout
+    assert check_snapshots(tmp_path, proc.stdout, pairs=8)[-1]["steps"] == 512
