@@ -190,6 +190,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from .errors import EnvArgumentError
@@ -285,108 +286,36 @@ class AgentInfo(dict):
 
 
 def env(variant: str | Variant = "coinche", **kwargs) -> AECEnv:
-    """The Belote AEC environment inside PettingZoo's standard wrappers.
+    """The Belote AEC environment with what PettingZoo's standard wrappers do (:class:`StandardWrapper`).
 
-    Same arguments as :class:`raw_env`. The wrappers are PettingZoo's
-    ``TerminateIllegalWrapper`` (an illegal action ends the episode with -1 to
-    the offender; the warning here also names the action and the legal set),
-    ``AssertOutOfBoundsWrapper`` (an action outside ``Discrete(112)`` fails an
-    assertion) and ``OrderEnforcingWrapper`` (step before reset... raises), as
-    subclasses that behave the same but read the per-step attributes
-    (``agent_selection``, ``terminations``...) from the unwrapped env in one
-    hop instead of one ``__getattr__`` per wrapper layer, which otherwise costs
-    more than the game itself.
+    Same arguments as :class:`raw_env`: an illegal action ends the episode with -1 to the offender (PettingZoo's
+    ``TerminateIllegalWrapper``; the warning here also names the action and the legal set), an action outside
+    ``Discrete(112)`` fails an assertion (``AssertOutOfBoundsWrapper``) and calls out of order raise
+    (``OrderEnforcingWrapper``: step before reset...).
     """
-    e = raw_env(variant, **kwargs)
-    e = TerminateIllegalWrapper(e, illegal_reward=ILLEGAL_REWARD)
-    e = AssertOutOfBoundsWrapper(e)
-    e = OrderEnforcingWrapper(e)
-    return e
+    return StandardWrapper(raw_env(variant, **kwargs), illegal_reward=ILLEGAL_REWARD)
 
 
-class _DirectAttributes:
-    """Per-step attributes read straight from the unwrapped env (``self._raw``)."""
+class StandardWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's three standard wrappers (``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``,
+    ``OrderEnforcingWrapper``, outermost last) as one layer over :class:`raw_env`.
 
-    agents = property(lambda self: self._raw.agents)
-    agent_selection = property(lambda self: self._raw.agent_selection)
-    rewards = property(lambda self: self._raw.rewards)
-    terminations = property(lambda self: self._raw.terminations)
-    truncations = property(lambda self: self._raw.truncations)
-    infos = property(lambda self: self._raw.infos)
-    _cumulative_rewards = property(lambda self: self._raw._cumulative_rewards)
-
-
-class TerminateIllegalWrapper(_DirectAttributes, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's TerminateIllegalWrapper, whose warning also names the action and the legal set."""
+    It behaves as the three stacked: the same errors, warnings and rewards in the same order (out of order
+    first, then out of bounds, then illegal). Three layers cost three Python calls and a ``__getattr__`` per
+    wrapper for each attribute read on every step, more than the game itself; here a legal integer action is
+    one check of the mask the last observation carried, then ``raw_env.step``. It is an
+    ``OrderEnforcingWrapper`` (PettingZoo's agent iterator requires one); ``env.env`` is the ``raw_env``.
+    """
 
     def __init__(self, env: AECEnv, illegal_reward: float):
+        assert isinstance(env, AECEnv), "StandardWrapper is only compatible with AEC environments"
+        self._has_reset = False
+        self._has_updated = False
+        wrappers.BaseWrapper.__init__(self, env)
         self._raw = env.unwrapped
-        super().__init__(env, illegal_reward)
-
-    def observe(self, agent: str):
-        # Same as the parent's, reading the attributes from the unwrapped env directly.
-        obs = self.env.observe(agent)
-        raw = self._raw
-        if agent == raw.agent_selection:
-            self._prev_obs = obs
-            self._prev_info = raw.infos.get(agent, {})
-        return obs
-
-    def step(self, action) -> None:
-        raw = self._raw
-        agent = raw.agent_selection
-        if self._terminated or action is None or raw.terminations[agent] or raw.truncations[agent]:
-            super().step(action)
-            return
-        prev = self._prev_obs
-        if prev is None:  # step() without last()/observe(): look at the mask now
-            prev = self.observe(agent)
-        t = type(action)
-        a = action if t is int else int(action) if t is np.int64 else action_id(action)
-        if a is not None and 0 <= a < NUM_ACTIONS and prev["action_mask"][a]:
-            # A legal action: exactly what the parent does, without its attribute look-ups.
-            self._prev_obs = self._prev_info = None
-            self.env.step(a)
-            return
-        shown = f"{ACTION_NAMES[a]!r} (id {a})" if a is not None and 0 <= a < NUM_ACTIONS else short_repr(action)
-        legal = ", ".join(f"{ACTION_NAMES[x]} ({x})" for x in raw.game.legal_actions())
-        warnings.warn(
-            f"illegal action {shown} by {agent} in phase {raw.game.deal.phase}; legal: {legal}. "
-            f"The episode ends with {ILLEGAL_REWARD} to {agent}.",
-            stacklevel=2,
-        )
-        # PettingZoo's handling of an illegal move (terminate, -1 to the offender), without its generic warning.
-        raw._cumulative_rewards[agent] = 0
-        raw.terminations = dict.fromkeys(raw.agents, True)
-        raw.truncations = dict.fromkeys(raw.agents, True)
-        raw.rewards = dict.fromkeys(raw.truncations, 0)
-        raw.rewards[agent] = float(self._illegal_value)
-        raw._accumulate_rewards()
-        raw._deads_step_first()
-        self._terminated = True
-        self._prev_obs = self._prev_info = None
-
-
-class AssertOutOfBoundsWrapper(_DirectAttributes, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's AssertOutOfBoundsWrapper with a fast path for plain integer actions."""
-
-    def __init__(self, env: AECEnv):
-        self._raw = env.unwrapped
-        super().__init__(env)
-
-    def step(self, action) -> None:
-        if (type(action) is int or type(action) is np.int64) and 0 <= action < NUM_ACTIONS:
-            self.env.step(action)
-        else:
-            super().step(action)
-
-
-class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's OrderEnforcingWrapper; attributes read in one hop once reset() was called."""
-
-    def __init__(self, env: AECEnv):
-        self._raw = env.unwrapped
-        super().__init__(env)
+        self._illegal_value = illegal_reward
+        self._prev_obs = None  # the acting agent's last observation: its mask judges the next action
+        self._terminated = False  # the episode was ended by an illegal action
 
     def _get(name):  # noqa: N805 - builds the properties below
         def get(self):
@@ -401,48 +330,100 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     terminations = _get("terminations")
     truncations = _get("truncations")
     infos = _get("infos")
+    agent_selection = _get("agent_selection")
     del _get
-
-    @property
-    def agent_selection(self):
-        if not self._has_reset:
-            raise AttributeError("agent_selection cannot be accessed before reset")
-        return self._raw.agent_selection
 
     @property
     def _cumulative_rewards(self):
         return self._raw._cumulative_rewards
 
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._has_reset = True
+        self._has_updated = True
+        self._terminated = False
+        self._prev_obs = None
+        self._raw.reset(seed=seed, options=options)
+
     def observe(self, agent: str):
         if not self._has_reset:
-            return super().observe(agent)
-        return self.env.observe(agent)
-
-    def step(self, action) -> None:
-        if self._has_reset and self._raw.agents:
-            self._has_updated = True
-            self.env.step(action)
-        else:
-            super().step(action)
-
-    def agent_iter(self, max_iter: int = 2**63):
-        if not self._has_reset:
-            return super().agent_iter(max_iter)
-        return _OrderEnforcingIterable(self, max_iter)
+            EnvLogger.error_observe_before_reset()
+        raw = self._raw
+        obs = raw.observe(agent)
+        if agent == raw.agent_selection:
+            self._prev_obs = obs
+        return obs
 
     def last(self, observe: bool = True):
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         raw = self._raw
         agent = raw.agent_selection
-        observation = self.env.observe(agent) if observe else None
-        return (
-            observation,
-            raw._cumulative_rewards[agent],
-            raw.terminations[agent],
-            raw.truncations[agent],
-            raw.infos[agent],
+        observation = None
+        if observe:
+            observation = self._prev_obs = raw.observe(agent)
+        return observation, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], \
+            raw.infos[agent]
+
+    def step(self, action) -> None:
+        raw = self._raw
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        self._has_updated = True
+        if not raw.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = raw.agent_selection
+        t = type(action)
+        if (t is int or t is np.int64) and 0 <= action < NUM_ACTIONS and not self._terminated \
+                and not raw.terminations[agent] and not raw.truncations[agent]:
+            prev = self._prev_obs if self._prev_obs is not None else raw.observe(agent)
+            if prev["action_mask"][action]:  # a legal action: the common case, straight to the game
+                self._prev_obs = None
+                raw.step(action)
+                return
+        self._checked_step(agent, action)
+
+    def _checked_step(self, agent: str, action) -> None:
+        """Every other case, as the three wrappers handle it."""
+        raw = self._raw
+        dead = raw.terminations[agent] or raw.truncations[agent]
+        assert (action is None and dead) or raw.action_space(agent).contains(action), "action is not in action space"
+        prev = self._prev_obs if self._prev_obs is not None else raw.observe(agent)
+        self._prev_obs = None
+        if dead:
+            if self._terminated:
+                raw._was_dead_step(action)
+            else:
+                raw.step(action)
+            return
+        a = action_id(action)
+        if a is not None and 0 <= a < NUM_ACTIONS and prev["action_mask"][a]:
+            raw.step(a)
+            return
+        shown = f"{ACTION_NAMES[a]!r} (id {a})" if a is not None and 0 <= a < NUM_ACTIONS else short_repr(action)
+        legal = ", ".join(f"{ACTION_NAMES[x]} ({x})" for x in raw.game.legal_actions())
+        warnings.warn(
+            f"illegal action {shown} by {agent} in phase {raw.game.deal.phase}; legal: {legal}. "
+            f"The episode ends with {ILLEGAL_REWARD} to {agent}.",
+            stacklevel=3,
         )
+        # PettingZoo's handling of an illegal move (terminate, -1 to the offender), without its generic warning.
+        raw._cumulative_rewards[agent] = 0
+        raw.terminations = dict.fromkeys(raw.agents, True)
+        raw.truncations = dict.fromkeys(raw.agents, True)
+        raw.rewards = dict.fromkeys(raw.truncations, 0)
+        raw.rewards[agent] = float(self._illegal_value)
+        raw._accumulate_rewards()
+        raw._deads_step_first()
+        self._terminated = True
+
+    def agent_iter(self, max_iter: int = 2**63):
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderEnforcingIterable(self, max_iter)
+
+    def __str__(self) -> str:
+        return str(self.env)
 
 
 class _OrderEnforcingIterable(AECOrderEnforcingIterable):
