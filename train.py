@@ -13,7 +13,7 @@ A dataclass of options (each field documented) filled from a YAML file in ``conf
     tensorboard --logdir runs
 
 Collection plays ``num_envs`` tables on the batched engine (``belote_env.vector``) through the one play loop
-(``agents.arena.loop``), here or on Ray actors (``--ray-workers``): one forward pass for every table where a network
+(``agents.loop``), here or on Ray actors (``--ray-workers``): one forward pass for every table where a network
 seat is to act (illegal logits at -1e9, never sampled); fixed ``opponent_mix`` agents, or past snapshots of the
 network (``--pool-fraction``, ``agents.training.pool``), at one team of some tables
 (``agents.training.collection``). Each seat's decisions form its own trajectory, rewarded with its team's deal

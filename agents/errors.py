@@ -10,6 +10,10 @@ class AgentSpecError(BeloteError):
     """An agent spec that is neither a registered name nor a loadable checkpoint."""
 
 
+class AgentActionError(BeloteError):
+    """An agent returned an action that is not legal where it was asked to act (the play loop, OpenSpiel bots)."""
+
+
 class CheckpointError(BeloteError):
     """A checkpoint file that cannot be loaded as a neural agent."""
 
@@ -19,4 +23,4 @@ class NetworkSpecError(BeloteError):
     follow the protocol of :mod:`agents.neural.protocol`."""
 
 
-__all__ = ["BeloteError", "AgentSpecError", "CheckpointError", "NetworkSpecError"]
+__all__ = ["BeloteError", "AgentActionError", "AgentSpecError", "CheckpointError", "NetworkSpecError"]

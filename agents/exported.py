@@ -9,7 +9,9 @@ weights, so it plays without the library that trained it, its classes or its ver
     belote-eval runs/a2c.pt2 -f coinche        # or make_agent("runs/a2c.pt2"), belote-tournament, the ladder
 
 The agent (:class:`ExportedAgent`) plays the legal action of highest logit, one batched forward pass per step
-of the tables. Its ladder and belote-eval caches are keyed by the file's SHA-256, as checkpoints are.
+of the tables. Its ladder and belote-eval caches are keyed by the file's SHA-256, as checkpoints are. The
+programs ``belote-export --program`` writes of this project's networks (``(observation, action_mask) ->
+(logits, value)``) carry the same description (:func:`policy_meta`) and play the same way.
 
 :class:`Snapshots` is the clock of a training run on a wall-clock budget (``examples/`` and the baselines page,
 ``benchmarks/baselines.py``): it says when the budget is spent and when a snapshot is due, and writes each
@@ -30,6 +32,7 @@ from agents.errors import AgentSpecError
 from agents.files import replacing
 
 SUFFIX = ".pt2"
+FORMAT = "belote_env.policy/1"
 META_FILE = "belote_env.json"  # inside the .pt2 archive: name, library, observation and action sizes
 LOG_FILE = "snapshots.jsonl"
 
@@ -63,12 +66,28 @@ def export_policy(module, path: str | Path, name: str = "policy", library: str =
             program = torch.export.export(module, (example,), dynamic_shapes=({0: batch},))
     finally:
         module.train(was_training)
-    meta = {"format": "belote_env.policy/1", "name": name, "library": library, "obs_size": OBS_SIZE,
-            "num_actions": NUM_ACTIONS}
     path.parent.mkdir(parents=True, exist_ok=True)
     with replacing(path) as tmp, open(tmp, "wb") as f:  # a file object: torch wants names ending in .pt2
-        torch.export.save(program, f, extra_files={META_FILE: json.dumps(meta)})
+        save_program(program, f, policy_meta(name, library))
     return path
+
+
+def policy_meta(name: str, library: str, inputs: tuple[str, ...] = ("observation",),
+                outputs: tuple[str, ...] = ("logits",)) -> dict:
+    """What an exported policy file says of itself: its agent name, what trained it, its inputs (observation
+    float32[B, 853], then optionally action_mask bool[B, 112]) and outputs (logits [B, 112] first)."""
+    from belote_env.observation import OBS_SIZE
+    from belote_env.rules.actions import NUM_ACTIONS
+
+    return {"format": FORMAT, "name": name, "library": library, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS,
+            "inputs": list(inputs), "outputs": list(outputs)}
+
+
+def save_program(program, f, meta: dict) -> None:
+    """``torch.export.save`` of ``program`` to the open file or buffer ``f``, ``meta`` stored beside it."""
+    import torch
+
+    torch.export.save(program, f, extra_files={META_FILE: json.dumps(meta)})
 
 
 def read_meta(path: str | Path) -> dict:
@@ -89,7 +108,7 @@ def _load(path: str | Path):
     except Exception as e:  # a truncated or foreign file: torch raises several kinds
         raise AgentSpecError(f"{str(path)!r} is not a policy written by export_policy ({type(e).__name__}: "
                              f"{str(e)[:200]})") from None
-    if meta.get("format") != "belote_env.policy/1":
+    if meta.get("format") != FORMAT:
         raise AgentSpecError(f"{str(path)!r} was not written by agents.exported.export_policy (no {META_FILE})")
     return program, meta
 
@@ -105,6 +124,7 @@ class ExportedAgent(Agent):
         self.meta = meta
         self.net = program.module()
         self.name = name or meta.get("name") or self.path.stem
+        self.with_mask = "action_mask" in meta.get("inputs", ())
 
     def act(self, observation, action_mask, info=None) -> int:
         return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None], None)[0])
@@ -112,8 +132,12 @@ class ExportedAgent(Agent):
     def act_batch(self, observations, action_masks, infos):
         import torch
 
+        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
         with torch.inference_mode():
-            logits = self.net(torch.as_tensor(np.asarray(observations, dtype=np.float32)))
+            if self.with_mask:
+                logits = self.net(obs, torch.as_tensor(np.asarray(action_masks) > 0))[0]
+            else:
+                logits = self.net(obs)
         scores = np.where(np.asarray(action_masks) > 0, logits.numpy().astype(np.float64), -np.inf)
         return scores.argmax(axis=1)
 

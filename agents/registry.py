@@ -1,6 +1,6 @@
 """The agent registry: :func:`make_agent` builds an agent from a spec string (a registered name, a name with
 options, a checkpoint path or ``module:factory``; the grammar is in :mod:`agents`), :func:`register_agent` adds
-names. ``random``, ``heuristic``, ``pimc``, ``search``, ``openspiel`` (OpenSpiel's bots, :mod:`agents.openspiel_agent`) and the
+names. ``random``, ``heuristic``, ``pimc``, ``search``, ``openspiel`` (OpenSpiel's bots, :mod:`agents.openspiel.agent`) and the
 shipped trained agents are registered at import."""
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def _search(options: str) -> Agent:
 
 def _openspiel(options: str) -> Agent:
     try:
-        from agents.openspiel_agent import make_openspiel_agent
+        from agents.openspiel.agent import make_openspiel_agent
     except ImportError as e:
         raise AgentSpecError(f"agent spec 'openspiel:{options}': {e}") from None
     return make_openspiel_agent(options)

@@ -123,7 +123,9 @@ def versions(python: str, packages: tuple[str, ...]) -> dict[str, str]:
 
 
 def command_of(recipe: Recipe, folder: Path, minutes: float, every: float) -> list[str]:
-    """The recipe's command after the python executable, with the budget options."""
+    """The recipe's command after the python executable, with the budget options (paths from the repository
+    where they lie in it: the commands run there)."""
+    folder = folder.relative_to(REPO) if folder.is_relative_to(REPO) else folder
     if recipe.name == "train_py":
         return [*recipe.script, "--max-minutes", f"{minutes:g}", "--runs-dir", str(folder), "--run-name", "run",
                 "--keep-checkpoints", "100000"]
@@ -160,8 +162,9 @@ def train(recipe: Recipe, folder: Path, args) -> dict:
 
 
 def snapshots(recipe: Recipe, folder: Path, every: float) -> list[dict]:
-    """The recipe's policies over training: [{"path", "minutes", "steps"}], at least ``every`` minutes apart
-    (the last always kept)."""
+    """The recipe's policies over training: [{"path", "minutes", "steps"}], the first at or after each multiple of
+    ``every`` minutes (5% of ``every`` early still counts: a snapshot due at 3.0 may be written at 2.999) and the
+    last."""
     if recipe.name == "train_py":
         import torch
 
@@ -178,11 +181,11 @@ def snapshots(recipe: Recipe, folder: Path, every: float) -> list[dict]:
                   for s in read_snapshots(folder / "snapshots")]
     if not points:
         raise SystemExit(f"[{recipe.name}] training left no snapshot in {folder}")
-    kept, next_at = [], 0.0
+    kept, next_at, slack = [], 0.0, 0.05 * every
     for p in points[:-1]:
-        if p["minutes"] >= next_at - 1e-6:
+        if p["minutes"] >= next_at - slack:
             kept.append(p)
-            next_at = p["minutes"] + every
+            next_at = (int((p["minutes"] + slack) // every) + 1) * every
     return kept + [points[-1]]
 
 
@@ -260,6 +263,22 @@ def plot(results: list[dict], out: Path, minutes: float) -> list[Path]:
     return paths
 
 
+def trend(curve: list[dict]) -> str:
+    """Whether the curve still rose over its last third: the last point against the first point of that third,
+    read with their intervals."""
+    end = curve[-1]
+    start = next((p for p in curve if p["minutes"] >= end["minutes"] * 2 / 3), None)
+    if start is None or start is end:
+        return ""
+    change = end["mean_diff"] - start["mean_diff"]
+    span = f"{end['minutes'] - start['minutes']:.1f} minutes"
+    if end["ci_low"] > start["ci_high"]:
+        return f"Still rising at the end: {change:+.1f} over its last {span}, beyond both intervals."
+    if end["ci_high"] < start["ci_low"]:
+        return f"Falling at the end: {change:+.1f} over its last {span}, beyond both intervals."
+    return f"Flat at the end: {change:+.1f} over its last {span}, within the intervals."
+
+
 def page(results: list[dict], missing: list[str], args, images: Path, page_path: Path) -> str:
     rel = os.path.relpath(images, page_path.parent)
     flags = f" --minutes {args.minutes:g}" if args.minutes != 15 else ""
@@ -290,6 +309,15 @@ def page(results: list[dict], missing: list[str], args, images: Path, page_path:
     if results:
         pool = ", ".join(f"{p['agent']} {p['rating']:+.0f}" for p in results[0]["rating"]["pool"])
         lines += ["", f"The pool on the same scale: {pool}."]
+        won = [r["recipe"] for r in results if r["curve"][-1]["ci_low"] > 0]
+        lost = [r["recipe"] for r in results if r["curve"][-1]["ci_low"] <= 0]
+        said = []
+        if won:
+            said.append("beat the heuristic within the budget (interval above 0): " + ", ".join(f"`{x}`" for x in won))
+        if lost:
+            said.append("did not: " + ", ".join(f"`{x}`" for x in lost) + " (each section below gives its curve, "
+                        "its steps a second and whether it was still rising at the end)")
+        lines += ["", "Measured: " + "; ".join(said) + "."]
     if missing:
         lines += ["", "Not measured yet: " + ", ".join(f"`{m}`" for m in missing) + f" (run `python "
                   f"benchmarks/baselines.py --recipes {' '.join(missing)} --docs`)."]
@@ -303,9 +331,10 @@ def page(results: list[dict], missing: list[str], args, images: Path, page_path:
         best = max(r["curve"], key=lambda p: p["mean_diff"])
         lines += ["", f"## Recipe `{r['recipe']}`", "",
                   f"![{r['recipe']}]({rel}/{r['recipe']}.png)", "",
-                  f"`{r['done']['command']}`", "",
-                  f"**{r['title']}.** Learner: {r['setting']}. {r['note']} {verdict} Best snapshot: {best['mean_diff']:+.1f} after "
-                  f"{best['minutes']:.1f} minutes. {c['steps']:,} steps (the library's count) in "
+                  f"`{r['done']['command'].replace(str(REPO) + '/', '')}`", "",
+                  f"**{r['title']}.** Learner: {r['setting']}. {r['note']} {verdict} {trend(r['curve'])} Best "
+                  f"snapshot: {best['mean_diff']:+.1f} after {best['minutes']:.1f} minutes. {c['steps']:,} steps (the "
+                  f"library's count: {c['steps'] / max(60 * c['minutes'], 1e-9):,.0f} a second) in "
                   f"{r['done']['wall_s'] / 60:.1f} minutes of process time, start-up and snapshots included; "
                   f"trained {r['done']['finished']}, Python {r['done']['python']}.", "",
                   "| minutes | steps | vs heuristic | 95% CI |", "|---:|---:|---:|---|"]
@@ -316,8 +345,8 @@ def page(results: list[dict], missing: list[str], args, images: Path, page_path:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--recipes", nargs="+", choices=list(RECIPES), default=list(RECIPES),
-                   help="which recipes (default all, in this order)")
+    p.add_argument("--recipes", nargs="*", choices=list(RECIPES), default=list(RECIPES),
+                   help="which recipes (default all, in this order; none: only write the page again)")
     p.add_argument("--minutes", type=float, default=15.0, help="training budget per recipe (default 15)")
     p.add_argument("--snapshot-minutes", type=float, default=1.5, help="minutes between curve points (default 1.5)")
     p.add_argument("--curve-pairs", type=int, default=1000, help="pairs against the heuristic per point (default 1000)")
@@ -341,19 +370,26 @@ def main(argv: list[str] | None = None) -> int:
         result = {"recipe": name, "title": recipe.title, "setting": recipe.setting, "note": recipe.note,
                   "done": done, "curve": points, "rating": rating(recipe, folder, points[-1], args.eval_pairs)}
         write_json(images / f"{name}.json", result)
+        write_page(args, images, page_path)  # after each recipe: an interrupted run still leaves its page
+    if not args.recipes:
+        write_page(args, images, page_path)
+    return 0
+
+
+def write_page(args, images: Path, page_path: Path) -> None:
+    """The page and its images from every recipe measured so far with this budget, in the table's order."""
+    from agents.files import write_text
+
     results, missing = [], []
-    for name in RECIPES:  # every recipe measured so far with this budget, in the table's order
+    for name in RECIPES:
         got = read_json(images / f"{name}.json")
         if got and got["done"]["minutes"] == args.minutes:
             results.append(got)
         else:
             missing.append(name)
     paths = plot(results, images, args.minutes) if results else []
-    from agents.files import write_text
-
     write_text(page_path, page(results, missing, args, images, page_path))
-    print(f"wrote {page_path}" + "".join(f", {x}" for x in paths))
-    return 0
+    print(f"wrote {page_path}" + "".join(f", {x}" for x in paths), flush=True)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import fmt  # noqa: E402
 
 from agents import make_agent  # noqa: E402
-from agents.arena.loop import play_episodes  # noqa: E402
+from agents.loop import play_episodes  # noqa: E402
 from belote_env.vector import VectorEnv  # noqa: E402
 from belote_env.rules import DealState  # noqa: E402
 from belote_env.variants import load_variant  # noqa: E402

@@ -143,8 +143,8 @@ LAYERS = (
     ("belote_env", "belote_env.aec", "belote_env.vector", "belote_env.single_agent",
      "belote_env.lockstep"),                                    # the environments
     ("belote_env.integrations",),                               # other libraries' views of them
-    ("agents",),                                                # the players
-    ("agents.arena",),                                          # matches, tournaments, the play loop
+    ("agents",),                                                # the players and the one play loop
+    ("agents.arena",),                                          # matches, tournaments, the ladder
     ("agents.training",),                                       # the trainer's library
     ("train", "agents.__main__"),                               # the commands on top
 )

@@ -5,10 +5,6 @@ from __future__ import annotations
 from belote_env.errors import BeloteError
 
 
-class AgentActionError(BeloteError):
-    """An agent returned an action that is not legal where it was asked to act."""
-
-
 class LadderError(BeloteError):
     """A ladder that cannot run: unknown family or agent, an output that cannot be written, a bad cache file."""
 
@@ -17,4 +13,4 @@ class ReportError(BeloteError):
     """A tournament's reports could not be written (a full disk, an unwritable folder); none was changed."""
 
 
-__all__ = ["AgentActionError", "LadderError", "ReportError"]
+__all__ = ["LadderError", "ReportError"]

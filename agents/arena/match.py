@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from agents.arena.loop import MAX_REDEALS, play_episodes
+from agents.loop import MAX_REDEALS, play_episodes
 from agents.base import Agent
 from belote_env.rules.variant import Variant
 

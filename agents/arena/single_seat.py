@@ -35,7 +35,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from agents.arena.loop import Runner
+from agents.loop import Runner
 from agents.base import Agent
 from agents.errors import AgentSpecError
 from belote_env.aec import DEFAULT_MAX_REDEALS

@@ -8,7 +8,7 @@ tie for tie (Python's ``min``/``max`` keep the first of equal keys, and so do
 the loops here), and is never trusted on its own:
 ``tests/agents/heuristic/test_kernels.py`` compares its choice with ``act`` on the rows'
 ``InfoState`` at every decision of seeded games of every shipped variant.
-The play loop (``agents.arena.loop.Runner``) uses it where the heuristic sits at
+The play loop (``agents.loop.Runner``) uses it where the heuristic sits at
 engine tables (tournaments, evaluation, training opponents, warm-start
 recording), and :func:`play_to_learner` plays the heuristic's seats of
 ``agents.arena.single_seat.SingleSeatVectorEnv`` inside the engine: whole

@@ -46,14 +46,14 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
                           hidden: bool = False) -> Demonstrations:
     """Play deals with the agent ``spec`` at all four seats and record its first ``decisions`` decisions.
 
-    Deals are played ``RECORD_TABLES`` at a time by the play loop (:class:`agents.arena.loop.Runner` on a
+    Deals are played ``RECORD_TABLES`` at a time by the play loop (:class:`agents.loop.Runner` on a
     :class:`~belote_env.vector.VectorEnv`), each table dealing deal after deal. Every decision gets, as its
     return, the reward (``rewards.deal_reward``) of the seat's team for the deal it belongs to (``gamma = 1``);
     a deal that ends in a redeal (everyone passed) gives 0, as in training with ``end_on_redeal``.
     Decisions of deals still in progress when the recording is full keep return 0 (at most one deal per table).
     ``hidden``: also record the other seats' hands at each decision (for a central critic, ``agents.training.critic``).
     """
-    from agents.arena.loop import MAX_REDEALS, Runner
+    from agents.loop import MAX_REDEALS, Runner
     from agents.registry import make_agent
     from belote_env.vector import VectorEnv
 

@@ -4,7 +4,7 @@
 (:class:`~belote_env.vector.VectorEnv`) and, per table, which opponent plays
 one of its teams: a fixed agent of ``opponent_mix``, a past snapshot of the
 policy from the opponent pool (``agents.training.pool``), or nobody (pure self-play).
-Opponents act through the play loop (``agents.arena.loop.Runner``); the network's
+Opponents act through the play loop (``agents.loop.Runner``); the network's
 seats are the runner's ``-1`` seats, played by ``train.collect``.
 
 Seeds: when the tables are (re-)dealt (:meth:`Collector.reset_all`, at the start
@@ -24,7 +24,7 @@ import numba
 import numpy as np
 
 from agents import counter_rng
-from agents.arena.loop import MAX_REDEALS, Runner
+from agents.loop import MAX_REDEALS, Runner
 from agents.neural.sparse import append_csr, place_csr
 from belote_env.numba_cache import heal_damaged_files
 

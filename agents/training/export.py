@@ -7,7 +7,8 @@ All take ``observation`` float32[B, 853] and ``action_mask`` bool[B, 112]
 (illegal actions at -1e9, so ``argmax`` is the greedy legal action, as
 ``NeuralAgent`` plays) and ``value`` float32[B]. The batch size is dynamic.
 The program (``torch.export``, the format torch 2.13 recommends in place of
-TorchScript) loads with ``torch.export.load(path).module()`` and TorchScript
+TorchScript) loads with ``torch.export.load(path).module()``, and is an agent
+spec too (``belote-eval policy.pt2``, :mod:`agents.exported`); TorchScript
 with ``torch.jit.load`` (no project code needed for either); ONNX needs the
 ``onnx`` package to write (``pip install belote_env[export]``) and runs in
 onnxruntime or any ONNX runtime.
@@ -30,6 +31,7 @@ import torch
 from torch import nn
 
 from agents.cli import CommandParser, check_writable
+from agents.exported import policy_meta, save_program
 from agents.files import replacing
 from agents.neural.checkpoint import load_checkpoint
 from agents.neural.protocol import build_net, mask_logits
@@ -94,7 +96,8 @@ def export_program(checkpoint: str | Path, out: str | Path) -> Path:
         program = torch.export.export(model, _example(),
                                       dynamic_shapes={"observation": {0: batch}, "action_mask": {0: batch}})
     buffer = io.BytesIO()
-    torch.export.save(program, buffer)
+    save_program(program, buffer, policy_meta(Path(checkpoint).stem, "belote_env train.py",
+                                              inputs=("observation", "action_mask"), outputs=("logits", "value")))
     return _write(out, buffer)
 
 

@@ -6,7 +6,7 @@ kept); at a fraction ``F`` of the tables one team (drawn at random) is a
 snapshot drawn uniformly from the pool, the other the current policy, whose
 decisions alone are trained on. A snapshot acts as a :class:`NeuralAgent`
 sampling from its policy (one forward pass for all its waiting tables, through
-the play loop ``agents.arena.loop``), with the random numbers of the tables it
+the play loop ``agents.loop``), with the random numbers of the tables it
 plays at (``agents.counter_rng``) like the fixed opponents. The pool is saved in every checkpoint
 (:meth:`OpponentPool.state`), so ``--resume`` continues with the same
 snapshots, bit for bit.

@@ -84,7 +84,7 @@ def forward_alone(net, weights, buf, steps: int, times: int, clock) -> float:
 
 def env_alone(variant, n: int, end_on_redeal: bool, steps: int, seed: int, clock) -> float:
     """Median seconds of a ``VectorEnv.step`` of ``n`` tables over ``steps`` steps with random legal actions."""
-    from agents.arena.loop import MAX_REDEALS
+    from agents.loop import MAX_REDEALS
     from belote_env.vector import VectorEnv
 
     venv = VectorEnv(variant, num_tables=n, seed=seed, episode=variant.episode,

@@ -102,7 +102,7 @@ def test_data_that_unpickles_but_is_no_kernel_is_dropped_too(tmp_path):
 
 PLAY = textwrap.dedent("""
     import random
-    from agents.arena.loop import play_game
+    from agents.loop import play_game
     from agents.heuristic import HeuristicAgent
     from belote_env.search import dd_values
     from belote_env.search.reference import play_position

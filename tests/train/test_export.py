@@ -61,6 +61,19 @@ def test_program_matches_the_network(checkpoint, tmp_path):
         torch.testing.assert_close(value, want_value)
 
 
+def test_the_program_is_an_agent_spec_playing_as_the_checkpoint(checkpoint, tmp_path):
+    from agents.exported import read_meta
+    from agents.registry import make_agent
+
+    path, _ = checkpoint
+    out = export_program(path, tmp_path / "policy.pt2")
+    assert read_meta(out)["inputs"] == ["observation", "action_mask"] and read_meta(out)["name"] == "net"
+    obs, mask = _batch()
+    program, network = make_agent(str(out)), make_agent(str(path))
+    assert program.act_batch(obs.numpy(), mask.numpy(), None).tolist() == [
+        network.act(o, m) for o, m in zip(obs.numpy(), mask.numpy())]
+
+
 def test_onnx_matches_the_network(checkpoint, tmp_path):
     pytest.importorskip("onnx")
     ort = pytest.importorskip("onnxruntime")

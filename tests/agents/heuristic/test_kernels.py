@@ -6,7 +6,7 @@ import pytest
 
 from agents import make_agent
 from agents.heuristic import HeuristicAgent
-from agents.arena.loop import Runner, play_episodes
+from agents.loop import Runner, play_episodes
 from belote_env.fast import kernels as K
 from belote_env.variants import variant_names
 from belote_env.vector import VectorEnv, VectorEnvError

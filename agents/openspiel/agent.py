@@ -1,12 +1,12 @@
-"""OpenSpiel's bots as agents of this project (``pip install -e ".[openspiel]"``); the other way round, our
-agents as ``pyspiel.Bot`` objects, is :class:`agents.arena.openspiel.AgentBot`.
+"""OpenSpiel's bots as agents of this project (``pip install -e ".[openspiel]"``).
 
 :class:`OpenSpielAgent`: an OpenSpiel bot at our tables, tournaments and ladder, by the agent spec
 ``openspiel:ismcts`` (OpenSpiel's information-set MCTS with random rollouts; options after a comma:
 ``openspiel:ismcts,sims=200,uct=2,rollouts=1,seed=0``) or ``openspiel:random``. At each decision it builds
 the ``python_belote`` state of a deal drawn consistent with the seat's information
 (:func:`belote_env.rules.sampling.sample_deal`; ISMCTS redraws the hidden cards itself at every simulation)
-and asks the bot. It plays each deal for that deal's score (in game episodes too).
+and asks the bot. It plays each deal for that deal's score (in game episodes too). The other way round, our
+agents as OpenSpiel bots, is :mod:`agents.openspiel.bot`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ try:
 
     from belote_env.integrations.openspiel import game_for, state_from_deal
 except ImportError as e:  # pragma: no cover - the message is the point
-    raise ImportError(f"agents.openspiel_agent needs OpenSpiel: pip install -e \".[openspiel]\" ({e})") from None
+    raise ImportError(f"agents.openspiel.agent needs OpenSpiel: pip install -e \".[openspiel]\" ({e})") from None
 
 
 BOTS = ("ismcts", "random")

@@ -35,7 +35,7 @@ from typing import Sequence
 import numba
 import numpy as np
 
-from agents.arena.errors import AgentActionError
+from agents.errors import AgentActionError
 from agents.base import Agent
 from belote_env.numba_cache import heal_damaged_files
 from belote_env.rules.actions import action_id, action_name

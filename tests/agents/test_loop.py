@@ -1,4 +1,4 @@
-"""The one play loop (agents.arena.loop): batched decisions, information states, illegal actions,
+"""The one play loop (agents.loop): batched decisions, information states, illegal actions,
 endless redeals, and agreement with the rules core."""
 
 import re
@@ -9,7 +9,7 @@ import pytest
 from agents import make_agent
 from agents.base import Agent
 from agents.random_agent import RandomAgent
-from agents.arena.loop import AgentActionError, Runner, play_episodes, play_game
+from agents.loop import AgentActionError, Runner, play_episodes, play_game
 from belote_env.observation import OBS_SIZE, action_mask, encode
 from belote_env.rules.actions import PASS
 from belote_env.rules.cards import cards_of

@@ -3,14 +3,14 @@ project (``heuristic``, ``pimc``, a shipped PPO agent, a checkpoint path...) as 
 ``python_belote`` game (:mod:`belote_env.integrations.openspiel`), so OpenSpiel's own code
 (``open_spiel.python.algorithms.evaluate_bots``) can play it. It reads only the seat's information state and
 observation, as at our tables. The other way round, OpenSpiel's bots at our tables, is
-:mod:`agents.openspiel_agent` (the agent spec ``openspiel:ismcts``).
+:mod:`agents.openspiel.agent` (the agent spec ``openspiel:ismcts``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents.arena.errors import AgentActionError
+from agents.errors import AgentActionError
 from agents.registry import make_agent
 from belote_env.rules.actions import NUM_ACTIONS, action_id, action_name
 from belote_env.rules.info import info_state
@@ -21,7 +21,7 @@ try:
 
     from belote_env.integrations.openspiel import BeloteState
 except ImportError as e:  # pragma: no cover - the message is the point
-    raise ImportError(f"agents.arena.openspiel needs OpenSpiel: pip install -e \".[openspiel]\" ({e})") from None
+    raise ImportError(f"agents.openspiel.bot needs OpenSpiel: pip install -e \".[openspiel]\" ({e})") from None
 
 
 class AgentBot(pyspiel.Bot):

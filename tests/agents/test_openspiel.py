@@ -13,9 +13,9 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from agents import make_agent  # noqa: E402
 from agents.arena.match import duplicate_match  # noqa: E402
-from agents.arena.openspiel import AgentBot  # noqa: E402
 from agents.errors import AgentSpecError  # noqa: E402
-from agents.openspiel_agent import OpenSpielAgent  # noqa: E402
+from agents.openspiel.agent import OpenSpielAgent  # noqa: E402
+from agents.openspiel.bot import AgentBot  # noqa: E402
 from belote_env.integrations.openspiel import game_for, state_from_deal  # noqa: E402
 from belote_env.rules.info import info_state  # noqa: E402
 from belote_env.rules.state import DealState  # noqa: E402
@@ -71,7 +71,7 @@ def test_our_agents_are_pyspiel_bots_in_openspiel_s_evaluation_loop():
 @pytest.mark.parametrize("answer, shown", [(3.7, "float 3.7"), (True, "bool True"), ("32", "str '32'"),
                                            (0, "int 0, which is not legal there")])
 def test_an_agent_bot_refuses_answers_that_are_not_legal_action_ids(answer, shown):
-    from agents.arena.errors import AgentActionError
+    from agents.errors import AgentActionError
     from agents.policy import PolicyAgent
 
     state = pyspiel.load_game("python_belote(variant=coinche)").new_initial_state()
