@@ -197,6 +197,7 @@ from .errors import EnvArgumentError
 from .observation import OBS_SIZE, IncrementalEncoder, observation_high
 from .rewards import REWARD_KINDS, scored_deal_reward
 from .rules.actions import ACTION_NAMES, NUM_ACTIONS, action_id
+from .rules.errors import IllegalActionError
 from .rules.game import GameState
 from .rules.info import info_state
 from .rules.scoring import REDEAL
@@ -302,8 +303,9 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
 
     It behaves as the three stacked: the same errors, warnings and rewards in the same order (out of order
     first, then out of bounds, then illegal). Three layers cost three Python calls and a ``__getattr__`` per
-    wrapper for each attribute read on every step, more than the game itself; here a legal integer action is
-    one check of the mask the last observation carried, then ``raw_env.step``. It is an
+    wrapper for each attribute read on every step, more than the game itself; here an integer action goes
+    straight to ``raw_env.step``, whose game refuses an illegal one before changing anything (the mask the
+    three wrappers would read is the same: the state has not moved since the last observation). It is an
     ``OrderEnforcingWrapper`` (PettingZoo's agent iterator requires one); ``env.env`` is the ``raw_env``.
     """
 
@@ -314,7 +316,6 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         wrappers.BaseWrapper.__init__(self, env)
         self._raw = env.unwrapped
         self._illegal_value = illegal_reward
-        self._prev_obs = None  # the acting agent's last observation: its mask judges the next action
         self._terminated = False  # the episode was ended by an illegal action
 
     def _get(name):  # noqa: N805 - builds the properties below
@@ -341,28 +342,20 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         self._has_reset = True
         self._has_updated = True
         self._terminated = False
-        self._prev_obs = None
         self._raw.reset(seed=seed, options=options)
 
     def observe(self, agent: str):
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
-        raw = self._raw
-        obs = raw.observe(agent)
-        if agent == raw.agent_selection:
-            self._prev_obs = obs
-        return obs
+        return self._raw.observe(agent)
 
     def last(self, observe: bool = True):
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         raw = self._raw
         agent = raw.agent_selection
-        observation = None
-        if observe:
-            observation = self._prev_obs = raw.observe(agent)
-        return observation, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], \
-            raw.infos[agent]
+        return (raw.observe(agent) if observe else None, raw._cumulative_rewards[agent], raw.terminations[agent],
+                raw.truncations[agent], raw.infos[agent])
 
     def step(self, action) -> None:
         raw = self._raw
@@ -374,13 +367,14 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
             return
         agent = raw.agent_selection
         t = type(action)
-        if (t is int or t is np.int64) and 0 <= action < NUM_ACTIONS and not self._terminated \
-                and not raw.terminations[agent] and not raw.truncations[agent]:
-            prev = self._prev_obs if self._prev_obs is not None else raw.observe(agent)
-            if prev["action_mask"][action]:  # a legal action: the common case, straight to the game
-                self._prev_obs = None
+        if (t is int or t is np.int64) and 0 <= action < NUM_ACTIONS and not self._terminated:
+            # An action id: straight to the game, which refuses an illegal one before changing anything (a dead
+            # agent's step is raw_env's to take, as under the three wrappers).
+            try:
                 raw.step(action)
                 return
+            except IllegalActionError:
+                pass
         self._checked_step(agent, action)
 
     def _checked_step(self, agent: str, action) -> None:
@@ -388,8 +382,6 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         raw = self._raw
         dead = raw.terminations[agent] or raw.truncations[agent]
         assert (action is None and dead) or raw.action_space(agent).contains(action), "action is not in action space"
-        prev = self._prev_obs if self._prev_obs is not None else raw.observe(agent)
-        self._prev_obs = None
         if dead:
             if self._terminated:
                 raw._was_dead_step(action)
@@ -397,7 +389,7 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
                 raw.step(action)
             return
         a = action_id(action)
-        if a is not None and 0 <= a < NUM_ACTIONS and prev["action_mask"][a]:
+        if a is not None and 0 <= a < NUM_ACTIONS and raw.observe(agent)["action_mask"][a]:
             raw.step(a)
             return
         shown = f"{ACTION_NAMES[a]!r} (id {a})" if a is not None and 0 <= a < NUM_ACTIONS else short_repr(action)

@@ -239,28 +239,20 @@ def plot(results: list[dict], out: Path, minutes: float) -> list[Path]:
         return {"label": r["title"], "x": [p["minutes"] for p in c], "mean": [p["mean_diff"] for p in c],
                 "low": [p["ci_low"] for p in c], "high": [p["ci_high"] for p in c], "color": color}
 
-    paths = []
-    title = f"Points a deal against the {OPPONENT} (95% CI)"
-    for k, r in enumerate(results):
-        fig, ax = plt.subplots(figsize=(4.8, 3.0))
-        draw_points(ax, [series(r, f"C{k}")], "training minutes (2 cores)", title)
+    def image(curves: list[dict], path: Path, size: tuple[float, float], dpi: int) -> Path:
+        fig, ax = plt.subplots(figsize=size)
+        draw_points(ax, curves, "training minutes (2 cores)", f"Points a deal against the {OPPONENT} (95% CI)")
         ax.set_xlim(0, minutes)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
         fig.tight_layout()
-        paths.append(out / f"{r['recipe']}.png")
-        fig.savefig(paths[-1], dpi=80)
+        fig.savefig(path, dpi=dpi)
         plt.close(fig)
-    fig, ax = plt.subplots(figsize=(7.0, 4.2))
-    draw_points(ax, [series(r, f"C{k}") for k, r in enumerate(results)], "training minutes (2 cores)", title)
-    ax.set_xlim(0, minutes)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    paths.append(out / f"{FAMILY}.png")
-    fig.savefig(paths[-1], dpi=90)
-    plt.close(fig)
-    return paths
+        return path
+
+    paths = [image([series(r, f"C{k}")], out / f"{r['recipe']}.png", (4.8, 3.0), 80) for k, r in enumerate(results)]
+    all_curves = [series(r, f"C{k}") for k, r in enumerate(results)]
+    return paths + [image(all_curves, out / f"{FAMILY}.png", (7.0, 4.2), 90)]
 
 
 def trend(curve: list[dict]) -> str:
@@ -317,13 +309,21 @@ def page(results: list[dict], missing: list[str], args, images: Path, page_path:
         if lost:
             said.append("did not: " + ", ".join(f"`{x}`" for x in lost) + " (each section below gives its curve, "
                         "its steps a second and whether it was still rising at the end)")
-        lines += ["", "Measured: " + "; ".join(said) + "."]
+        lines += ["", "Measured: " + "; ".join(said) + ". First and last points against the heuristic: "
+                  + ", ".join(f"`{r['recipe']}` {r['curve'][0]['mean_diff']:+.1f} at {r['curve'][0]['minutes']:.1f} min "
+                              f"to {r['curve'][-1]['mean_diff']:+.1f}" for r in results) + "."]
     if missing:
         lines += ["", "Not measured yet: " + ", ".join(f"`{m}`" for m in missing) + f" (run `python "
                   f"benchmarks/baselines.py --recipes {' '.join(missing)} --docs`)."]
+    def rate(r) -> float:
+        return r["curve"][-1]["steps"] / max(60 * r["curve"][-1]["minutes"], 1e-9)
+
+    reference = next((r for r in results if r["recipe"] == "train_py"), None)
     for r in results:
         c = r["curve"][-1]
         beat = c["ci_low"] > 0
+        beside = (f"; `train.py`'s recipe: {rate(reference):,.0f}, {rate(reference) / rate(r):.0f}x more" if reference
+                  and r is not reference and rate(r) > 0 else "")
         verdict = (f"It beats the {OPPONENT} within its budget: {c['mean_diff']:+.1f} [{c['ci_low']:+.1f}, "
                    f"{c['ci_high']:+.1f}] at the end." if beat else
                    f"It does not beat the {OPPONENT} within its budget: {c['mean_diff']:+.1f} [{c['ci_low']:+.1f}, "
@@ -334,7 +334,7 @@ def page(results: list[dict], missing: list[str], args, images: Path, page_path:
                   f"`{r['done']['command'].replace(str(REPO) + '/', '')}`", "",
                   f"**{r['title']}.** Learner: {r['setting']}. {r['note']} {verdict} {trend(r['curve'])} Best "
                   f"snapshot: {best['mean_diff']:+.1f} after {best['minutes']:.1f} minutes. {c['steps']:,} steps (the "
-                  f"library's count: {c['steps'] / max(60 * c['minutes'], 1e-9):,.0f} a second) in "
+                  f"library's count: {rate(r):,.0f} a second{beside}) in "
                   f"{r['done']['wall_s'] / 60:.1f} minutes of process time, start-up and snapshots included; "
                   f"trained {r['done']['finished']}, Python {r['done']['python']}.", "",
                   "| minutes | steps | vs heuristic | 95% CI |", "|---:|---:|---:|---|"]

@@ -8,7 +8,8 @@ uniformly random legal action drawn from the observation's action mask, and
 ``step()`` (the dead steps at the end of each deal count as steps, as
 PettingZoo's loop makes them), resets included; then full deals per second
 of that same loop. Last, for scale, the same loop on ``raw_env`` (no
-wrappers) for coinche, and, when OpenSpiel is installed, OpenSpiel's game
+wrappers) for coinche, then the wrapped env against ``raw_env`` in the same loop, run by run (the
+wrapper's cost as a ratio), and, when OpenSpiel is installed, OpenSpiel's game
 (``python_belote``, belote_env.integrations.openspiel) in its own standard loop,
 run by run between the AEC env's runs: chance outcomes and uniformly random legal
 actions, then the same reading each decision's observation tensor. When colver
@@ -160,6 +161,13 @@ def main() -> None:
     e = belote_env.raw_env("coinche")
     runs = [run_raw_loop(e, args.deals, seed) for seed in range(args.repeats)]
     print(fmt("AEC steps/s coinche (raw_env, no wrappers)", [s / t for s, t in runs], "steps/s"), flush=True)
+    wrapped, ratio = belote_env.env("coinche"), []
+    for seed in range(args.repeats):  # the same loop (agent_iter + last) on both, run by run: the wrapper's cost
+        (s1, t1), (s2, t2) = run_loop(wrapped, args.deals, seed), run_loop(e, args.deals, seed)
+        ratio.append((s1 / t1) / (s2 / t2))
+    ratio.sort()
+    print(f"  env / raw_env, the same agent_iter + last loop, run by run: median {ratio[len(ratio) // 2]:.3f}x "
+          f"(min {ratio[0]:.3f}, max {ratio[-1]:.3f}, {len(ratio)} runs)", flush=True)
     try:
         import colver  # noqa: F401
     except ImportError:

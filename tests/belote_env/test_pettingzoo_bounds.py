@@ -31,7 +31,7 @@ def test_private_attributes_the_wrappers_rely_on_exist():
     e = belote_env.env("coinche")
     assert isinstance(e, wrappers.OrderEnforcingWrapper)
     assert hasattr(e, "_has_reset") and hasattr(e, "_has_updated")
-    for name in ("_prev_obs", "_terminated", "_illegal_value"):
+    for name in ("_terminated", "_illegal_value"):
         assert hasattr(e, name), name
     raw = e.unwrapped
     for name in ("_was_dead_step", "_deads_step_first", "_accumulate_rewards"):
