@@ -331,7 +331,9 @@ def page(results: list[dict], missing: list[str], args, images: Path, page_path:
         best = max(r["curve"], key=lambda p: p["mean_diff"])
         lines += ["", f"## Recipe `{r['recipe']}`", "",
                   f"![{r['recipe']}]({rel}/{r['recipe']}.png)", "",
-                  f"`{r['done']['command'].replace(str(REPO) + '/', '')}`", "",
+                  f"`{r['done']['command']}`" + (" (in the integrations' virtual environment, which the script "
+                  "makes once with `.ci/integrations --prepare`: Ray pins an older gymnasium)"
+                  if RECIPES[r["recipe"]].integrations else ""), "",
                   f"**{r['title']}.** Learner: {r['setting']}. {r['note']} {verdict} {trend(r['curve'])} Best "
                   f"snapshot: {best['mean_diff']:+.1f} after {best['minutes']:.1f} minutes. {c['steps']:,} steps (the "
                   f"library's count: {rate(r):,.0f} a second{beside}) in "
@@ -367,6 +369,7 @@ def main(argv: list[str] | None = None) -> int:
         recipe, folder = RECIPES[name], args.runs / name
         done = train(recipe, folder, args)
         points = curve(recipe, folder, snapshots(recipe, folder, args.snapshot_minutes), args.curve_pairs)
+        done = {**done, "command": done["command"].replace(str(REPO) + "/", "")}  # as run from the repository
         result = {"recipe": name, "title": recipe.title, "setting": recipe.setting, "note": recipe.note,
                   "done": done, "curve": points, "rating": rating(recipe, folder, points[-1], args.eval_pairs)}
         write_json(images / f"{name}.json", result)
