@@ -26,7 +26,6 @@ The budget assumes the machine does nothing else meanwhile: run one recipe at a 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import platform
@@ -87,10 +86,6 @@ RECIPES = {r.name: r for r in [
            "self-play on `python_belote` through `rl_environment`: one agent per seat, seat 0's network rated",
            note="OpenSpiel's own loop: one decision at a time, one 128-unit hidden layer."),
 ]}
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def read_json(path: Path, default=None):
@@ -191,6 +186,7 @@ def snapshots(recipe: Recipe, folder: Path, every: float) -> list[dict]:
 
 def curve(recipe: Recipe, folder: Path, points: list[dict], pairs: int) -> list[dict]:
     """Each point's duplicate match against the heuristic (cached by the policy file's digest)."""
+    from agents.arena.ladder.cache import agent_digest
     from agents.arena.match import duplicate_match
     from agents.registry import make_agent
     from belote_env.variants import load_variant
@@ -198,7 +194,7 @@ def curve(recipe: Recipe, folder: Path, points: list[dict], pairs: int) -> list[
     cache = read_json(folder / "curve.json", {})
     opponent, variant, out = make_agent(OPPONENT), load_variant(FAMILY), []
     for p in points:
-        key = f"{sha256(Path(p['path']))}:{pairs}:{CURVE_SEED}"
+        key = f"{agent_digest(p['path'])}:{pairs}:{CURVE_SEED}"  # the weights file's SHA-256, as the ladder keys it
         if key not in cache:
             r = duplicate_match(make_agent(p["path"]), opponent, variant, pairs, seed=CURVE_SEED).to_dict()
             cache[key] = {k: r[k] for k in ("mean_diff", "ci_low", "ci_high", "win_rate")}
