@@ -71,7 +71,7 @@ SEED_STRIDE = 2**32
 MAX_TABLES = 2**20  # tables of one VectorEnv: about 12 GB; more would exhaust memory (a crash, not an error)
 OUTCOMES = tuple(Outcome)  # made, failed, litige, redeal: the order of info["outcome"] (= belote_env.fast.OUTCOMES)
 _PHASES = tuple(Phase)  # the kernels' PH_BIDDING, PH_PLAY, PH_DONE
-# info key -> its columns in the kernels' info array (kernels.I_*), as slices so that the arrays are views.
+# info key -> its columns in the kernels' info array (belote_env.fast.layout.I_*), as slices so that the arrays are views.
 _INFO_KEYS = (
     ("scores", slice(0, 2)), ("winner", 2), ("deal_scores", slice(3, 5)), ("outcome", 5), ("taker", 6),
     ("strain", 7), ("value", 8), ("kind", 9), ("level", 10), ("caller", 11), ("card_points", slice(12, 14)),
@@ -191,7 +191,7 @@ class VectorEnv:
         max_redeals: int | None = DEFAULT_MAX_REDEALS,
         **overrides,
     ):
-        from .fast import kernels
+        from .fast import kernels, layout
         from .fast.mt import STATE_SIZE
         from .fast.tables import reward_scale, variant_params
 
@@ -206,10 +206,11 @@ class VectorEnv:
         self.reward_kind = reward
         self.parallel = bool(parallel)
         self._k = kernels
+        self._L = layout  # the engine's row layout (belote_env.fast.layout)
         self.max_redeals = checked_max_redeals(max_redeals, VectorEnvError)
         self._params = variant_params(self.variant, reward, max_redeals)
         self._scale = float(reward_scale(self.variant))
-        self._S = np.zeros((n, kernels.NUM_COLUMNS), dtype=np.int64)
+        self._S = np.zeros((n, layout.NUM_COLUMNS), dtype=np.int64)
         self._MT = np.zeros((n, STATE_SIZE), dtype=np.uint32)
         self._MT0 = np.zeros_like(self._MT)
         self._log = np.zeros((n, 512), dtype=np.int8)
@@ -342,16 +343,16 @@ class VectorEnv:
 
     def reserve_log(self, actions: int) -> None:
         """Make room in the action log for ``actions`` more actions at every table."""
-        longest = int(self._S[:, self._k.LOGLEN].max()) if self.num_tables else 0
+        longest = int(self._S[:, self._L.LOGLEN].max()) if self.num_tables else 0
         while longest + actions >= self._log.shape[1]:
             self._grow_log()
         self._log_full = False
 
     def _outputs(self, n: int):
-        k = self._k
+        L = self._L
         return (np.empty((n, OBS_SIZE), dtype=np.float32), np.empty((n, NUM_ACTIONS), dtype=np.bool_),
                 np.empty(n, dtype=np.int8), np.zeros((n, 4), dtype=np.float32), np.zeros(n, dtype=np.bool_),
-                np.full((n, k.NUM_INFO), -1, dtype=np.int64))
+                np.full((n, L.NUM_INFO), -1, dtype=np.int64))
 
     def checked_actions(self, actions) -> np.ndarray:
         """``actions`` (one per table) as a contiguous int64 array, each legal at its table, or the error
@@ -390,10 +391,10 @@ class VectorEnv:
         self._log = log
 
     def _illegal(self, t: int, action: int) -> None:
-        k = self._k
+        L = self._L
         row = self._S[t]
-        seat = int(row[k.SEAT])
-        phase = _PHASES[int(row[k.PHASE])]
+        seat = int(row[L.SEAT])
+        phase = _PHASES[int(row[L.PHASE])]
         legal = self._legal_list(t)
         shown = f"{ACTION_NAMES[action]!r} (id {action})" if 0 <= action < NUM_ACTIONS else f"{action} (out of range 0..{NUM_ACTIONS - 1})"
         names = ", ".join(ACTION_NAMES[x] for x in legal)
@@ -422,11 +423,11 @@ class VectorEnv:
         critics (``train.py --central-critic``), never for an agent's decision."""
         if not self._ready:
             raise VectorEnvError("call reset() before hands()")
-        k = self._k
+        L = self._L
         if tables is None:
-            return self._S[:, k.HAND:k.HAND + 4].copy()
+            return self._S[:, L.HAND:L.HAND + 4].copy()
         t = _indices("tables", tables, self.num_tables)
-        return self._S[t, k.HAND:k.HAND + 4]
+        return self._S[t, L.HAND:L.HAND + 4]
 
     # --- replay on the rules core ----------------------------------------------
 
@@ -438,11 +439,11 @@ class VectorEnv:
             raise VectorEnvError("call reset() before state()")
         from .fast.mt import random_from
 
-        k = self._k
+        L = self._L
         game = GameState(self.variant, rng=random_from(self._MT0[i]))
-        for a in self._log[i, :self._S[i, k.LOGLEN]]:
+        for a in self._log[i, :self._S[i, L.LOGLEN]]:
             game.apply(int(a))
-        if game.current_seat != self._S[i, k.SEAT]:
+        if game.current_seat != self._S[i, L.SEAT]:
             raise RuntimeError(f"table {i}: the replay on the rules core disagrees with the kernels; please report it")
         return game
 
@@ -450,53 +451,53 @@ class VectorEnv:
         """What ``seat`` (default: the seat to act) knows at table ``i``, as a rules-core
         :class:`~belote_env.rules.info.InfoState`, built from the kernels' state (equal to
         ``state(i).info_state(seat)``, tested, without replaying the episode)."""
-        k = self._k
+        L = self._L
         i = _index("table", i, self.num_tables)
         seat = None if seat is None else _index("seat", seat, 4)
         if not self._ready:
             raise VectorEnvError("call reset() before info_state()")
         row = self._S[i].tolist()
         if seat is None:
-            seat = row[k.SEAT]
-        phase = _PHASES[row[k.PHASE]]
-        current = -1 if phase == "done" else row[k.SEAT]
-        start, ncalls, dealer = row[k.DEAL_LOG_START], row[k.NCALLS], row[k.DEALER]
+            seat = row[L.SEAT]
+        phase = _PHASES[row[L.PHASE]]
+        current = -1 if phase == "done" else row[L.SEAT]
+        start, ncalls, dealer = row[L.DEAL_LOG_START], row[L.NCALLS], row[L.DEALER]
         calls = tuple(((dealer + 1 + j) & 3, int(a)) for j, a in enumerate(self._log[i, start:start + ncalls]))
         contract = None
-        if row[k.C_TAKER] >= 0:
-            contract = Contract(row[k.C_TAKER], row[k.C_STRAIN], row[k.C_VALUE], CONTRACT_KINDS[row[k.C_KIND]],
-                                row[k.C_LEVEL], row[k.C_CALLER])
+        if row[L.C_TAKER] >= 0:
+            contract = Contract(row[L.C_TAKER], row[L.C_STRAIN], row[L.C_VALUE], CONTRACT_KINDS[row[L.C_KIND]],
+                                row[L.C_LEVEL], row[L.C_CALLER])
         tricks = []
-        for j in range(row[k.NTRICKS]):
-            b = k.TRICK_LOG + 7 * j
+        for j in range(row[L.NTRICKS]):
+            b = L.TRICK_LOG + 7 * j
             tricks.append(Trick(row[b], tuple(row[b + 1:b + 5]), row[b + 5], row[b + 6]))
-        trick = tuple(row[k.TRICK:k.TRICK + row[k.TRICK_LEN]])
-        played = tuple(row[k.PLAYED:k.PLAYED + 4])
+        trick = tuple(row[L.TRICK:L.TRICK + row[L.TRICK_LEN]])
+        played = tuple(row[L.PLAYED:L.PLAYED + 4])
         # Belote events in play order (DealState._play): a card of a seat's K+Q of trump.
         events = []
-        if any(row[k.BELOTE_CARDS:k.BELOTE_CARDS + 4]):
+        if any(row[L.BELOTE_CARDS:L.BELOTE_CARDS + 4]):
             seen = [0, 0, 0, 0]
-            order = [(t.leader, t.cards) for t in tricks] + ([(row[k.LEADER], trick)] if trick else [])
+            order = [(t.leader, t.cards) for t in tricks] + ([(row[L.LEADER], trick)] if trick else [])
             for leader, cards in order:
                 for j, card in enumerate(cards):
                     s = (leader + j) & 3
                     seen[s] |= 1 << card
-                    mine = row[k.BELOTE_CARDS + s]
+                    mine = row[L.BELOTE_CARDS + s]
                     if mine >> card & 1:
                         pair = mine & (0xFF << (card & ~7))
                         events.append(BeloteEvent(s, card, "rebelote" if seen[s] & pair == pair else "belote"))
         decls = ()
-        team = row[k.DECL_TEAM]
+        team = row[L.DECL_TEAM]
         if team >= 0 and tricks:
             decls = tuple(d for s in range(4) if s & 1 == team
-                          for d in hand_declarations(s, row[k.HAND + s] | row[k.PLAYED + s]))
+                          for d in hand_declarations(s, row[L.HAND + s] | row[L.PLAYED + s]))
         legal = tuple(self._legal_list(i)) if current == seat else ()
         return InfoState(
-            self.variant, seat, row[k.HAND + seat], row[k.INITIAL + seat], dealer, row[k.TURNUP], phase, current,
-            calls, row[k.HIGH], row[k.HIGH_SEAT], row[k.LEVEL], contract, tuple(tricks), trick, row[k.LEADER],
-            row[k.LED], row[k.WIN_CARD], row[k.WIN_SEAT], played, (row[k.POINTS_WON], row[k.POINTS_WON + 1]),
-            tuple(row[k.TRICKS_WON:k.TRICKS_WON + 4]), tuple(events), decls, legal, row[k.GARDE],
-            (row[k.SCORE], row[k.SCORE + 1]), self.variant.target,
+            self.variant, seat, row[L.HAND + seat], row[L.INITIAL + seat], dealer, row[L.TURNUP], phase, current,
+            calls, row[L.HIGH], row[L.HIGH_SEAT], row[L.LEVEL], contract, tuple(tricks), trick, row[L.LEADER],
+            row[L.LED], row[L.WIN_CARD], row[L.WIN_SEAT], played, (row[L.POINTS_WON], row[L.POINTS_WON + 1]),
+            tuple(row[L.TRICKS_WON:L.TRICKS_WON + 4]), tuple(events), decls, legal, row[L.GARDE],
+            (row[L.SCORE], row[L.SCORE + 1]), self.variant.target,
         )
 
     def info_rows(self, tables) -> np.ndarray:
@@ -519,8 +520,8 @@ class VectorEnv:
 
     def _legal_list(self, t: int) -> list[int]:
         """The legal actions of table ``t``'s seat to act, ascending, from the kernels' bit words."""
-        k = self._k
-        words = (int(self._S[t, k.LEGAL_HI]) << 64) | (int(self._S[t, k.LEGAL_LO]) & (2**64 - 1))
+        L = self._L
+        words = (int(self._S[t, L.LEGAL_HI]) << 64) | (int(self._S[t, L.LEGAL_LO]) & (2**64 - 1))
         out = []
         while words:  # lowest set bit first
             low = words & -words

@@ -25,39 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from agents.heuristic.agent import CALIBRATION, MASTER_PENALTY
+from belote_env.fast import layout as L
 from belote_env.fast.kernels import (
-    C_STRAIN,
-    C_TAKER,
-    HAND,
-    HIGH,
-    HIGH_SEAT,
-    I_DEAL_SCORE0,
-    I_DEAL_SCORE1,
-    I_OUTCOME,
-    I_SCORE0,
-    I_SCORE1,
-    I_TRUNCATED,
-    I_WINNER,
-    LEADER,
-    LED,
-    LEGAL_HI,
-    LEGAL_LO,
-    LEVEL,
-    LOGLEN,
-    NCALLS,
-    NTRICKS,
-    NUM_COLUMNS,
-    NUM_INFO,
-    PH_BIDDING,
-    PHASE,
-    PLAYED,
-    SEAT,
-    TRICK,
-    TRICK_LEN,
-    TRICK_LOG,
-    TURNUP,
-    WIN_CARD,
-    WIN_SEAT,
     apply_step,
     beats,
     info_row,
@@ -68,23 +37,7 @@ from belote_env.fast.kernels import (
     observe_table,
     popcount,
 )
-from belote_env.fast.tables import (
-    BID_VALUE,
-    BIDDING_AUCTION,
-    BIDDING_TAKE_OR_PASS,
-    HIGHER,
-    OUT_REDEAL,
-    P_BIDDING,
-    P_FULL,
-    P_NSTRAINS,
-    P_OFFICIELLES,
-    P_SCORING,
-    P_STRAINS,
-    POINTS,
-    SCORING_COBRECAF,
-    STRENGTH,
-    SUIT_MASKS,
-)
+from belote_env.fast.tables import BID_VALUE, HIGHER, POINTS, STRENGTH, SUIT_MASKS
 from belote_env.rules.actions import BID, COINCHE, EN_FACE, EN_VOITURE, NUM_ACTIONS, PASS, SURCOINCHE, TAKE
 from belote_env.rules.cards import JACK, NINE, NO_TRUMP
 
@@ -180,13 +133,13 @@ def _all_trump_features(hand):
 @kernel
 def _estimate(V, hand, strain):
     """estimate_points(hand, strain, variant)."""
-    full = 1 if V[P_FULL] else 0
+    full = 1 if V[L.P_FULL] else 0
     if strain < 4:
         kind = 0
-        f = _trump_features(hand, strain, V[P_SCORING] != SCORING_COBRECAF)
+        f = _trump_features(hand, strain, V[L.P_SCORING] != L.SCORING_COBRECAF)
     elif strain == NO_TRUMP:
         kind = 1
-        f = _no_trump_features(hand, V[P_OFFICIELLES] != 0)
+        f = _no_trump_features(hand, V[L.P_OFFICIELLES] != 0)
     else:
         kind = 2
         f = _all_trump_features(hand)
@@ -233,7 +186,7 @@ def _bid_action(value, strain):
 
 @kernel
 def _bid_take_or_pass(V, row, legal, nlegal):
-    hand = row[HAND + row[SEAT]] | (1 << row[TURNUP])
+    hand = row[L.HAND + row[L.SEAT]] | (1 << row[L.TURNUP])
     best, best_e = PASS, -1.0
     for i in range(nlegal):
         a = legal[i]
@@ -242,16 +195,16 @@ def _bid_take_or_pass(V, row, legal, nlegal):
         e = _estimate(V, hand, a - TAKE)
         if e > best_e:
             best, best_e = a, e
-    need = 92 if row[NCALLS] < 4 else 96
+    need = 92 if row[L.NCALLS] < 4 else 96
     return best if best_e >= need else PASS
 
 
 @kernel
 def _bid_auction(V, row):
-    seat = row[SEAT]
-    hand = row[HAND + seat]
-    high, high_seat = row[HIGH], row[HIGH_SEAT]
-    if row[LEVEL] > 1:
+    seat = row[L.SEAT]
+    hand = row[L.HAND + seat]
+    high, high_seat = row[L.HIGH], row[L.HIGH_SEAT]
+    if row[L.LEVEL] > 1:
         if is_legal(row, SURCOINCHE) and high_seat == seat:
             strain = (high - BID) % 6
             if _estimate(V, hand, strain) >= BID_VALUE[(high - BID) // 6] + 30:
@@ -260,8 +213,8 @@ def _bid_auction(V, row):
     high_value = BID_VALUE[(high - BID) // 6] if high >= 0 else 0
     high_strain = (high - BID) % 6 if high >= 0 else -1
     best_s, best_e = -1, 0.0
-    for i in range(V[P_NSTRAINS]):
-        s = V[P_STRAINS + i]
+    for i in range(V[L.P_NSTRAINS]):
+        s = V[L.P_STRAINS + i]
         e = _estimate(V, hand, s)
         if best_s < 0 or e > best_e:
             best_s, best_e = s, e
@@ -305,13 +258,13 @@ def _bid_auction(V, row):
 
 @kernel
 def _bid_81(V, row):
-    seat = row[SEAT]
-    own = row[HAND + seat]
-    turnup = row[TURNUP]
+    seat = row[L.SEAT]
+    own = row[L.HAND + seat]
+    turnup = row[L.TURNUP]
     hand = own | (1 << turnup)
-    if row[LEVEL] > 1:
+    if row[L.LEVEL] > 1:
         return PASS
-    high, high_seat = row[HIGH], row[HIGH_SEAT]
+    high, high_seat = row[L.HIGH], row[L.HIGH_SEAT]
     if high >= 0 and (high_seat ^ seat) == 2:
         return PASS
     up = turnup >> 3
@@ -358,13 +311,13 @@ def _bid_81(V, row):
 def _voids(row, strain, trump, voids):
     """``voids[s]``: a 4-bit mask of the suits seat ``s`` has shown it no longer holds (_voids)."""
     voids[:] = 0
-    ntricks = row[NTRICKS]
+    ntricks = row[L.NTRICKS]
     for j in range(ntricks + 1):
         if j < ntricks:
-            b = TRICK_LOG + 7 * j
+            b = L.TRICK_LOG + 7 * j
             leader, first, n = row[b], b + 1, 4
         else:
-            leader, first, n = row[LEADER], TRICK, row[TRICK_LEN]
+            leader, first, n = row[L.LEADER], L.TRICK, row[L.TRICK_LEN]
         if n == 0:
             continue
         led = row[first] >> 3
@@ -417,26 +370,26 @@ def _low(legal, nlegal, points, strength, trump):
 
 @kernel
 def _play(V, row, legal, nlegal, voids):
-    seat = row[SEAT]
-    hand = row[HAND + seat]
-    strain = row[C_STRAIN]
+    seat = row[L.SEAT]
+    hand = row[L.HAND + seat]
+    strain = row[L.C_STRAIN]
     trump = strain if strain < 4 else -1
-    points = POINTS[strain, V[P_OFFICIELLES]]
+    points = POINTS[strain, V[L.P_OFFICIELLES]]
     strength = STRENGTH[strain]
     higher = HIGHER[strain]
-    played_all = row[PLAYED] | row[PLAYED + 1] | row[PLAYED + 2] | row[PLAYED + 3]
+    played_all = row[L.PLAYED] | row[L.PLAYED + 1] | row[L.PLAYED + 2] | row[L.PLAYED + 3]
     unseen = ~(played_all | hand) & 0xFFFFFFFF
-    taker = row[C_TAKER]
+    taker = row[L.C_TAKER]
     taking = (taker & 1) == (seat & 1)
     _voids(row, strain, trump, voids)
-    if row[TRICK_LEN] == 0:
+    if row[L.TRICK_LEN] == 0:
         return _lead(row, legal, nlegal, seat, hand, trump, unseen, points, strength, higher, voids, taking, taker)
-    n_after = 3 - row[TRICK_LEN]
-    led = row[LED]
-    win_card, win_seat = row[WIN_CARD], row[WIN_SEAT]
+    n_after = 3 - row[L.TRICK_LEN]
+    led = row[L.LED]
+    win_card, win_seat = row[L.WIN_CARD], row[L.WIN_SEAT]
     trick_pts = 0
-    for i in range(row[TRICK_LEN]):
-        trick_pts += points[row[TRICK + i]]
+    for i in range(row[L.TRICK_LEN]):
+        trick_pts += points[row[L.TRICK + i]]
     trump_unseen = unseen & SUIT_MASKS[trump] if trump >= 0 else 0
     partner_wins = win_seat == seat ^ 2
     if partner_wins and not _can_be_beaten(win_card, seat, n_after, voids, higher, unseen, led, trump, trump_unseen):
@@ -472,7 +425,7 @@ def _play(V, row, legal, nlegal, voids):
             for i in range(nlegal):
                 if legal[i] >> 3 != trump:
                     can_discard = True
-            if c >> 3 != trump or led == trump or trick_pts >= 10 or not can_discard or row[NTRICKS] >= 6:
+            if c >> 3 != trump or led == trump or trick_pts >= 10 or not can_discard or row[L.NTRICKS] >= 6:
                 return c
         elif not partner_wins:
             same = -1  # max(same, key=strength): the first of the strongest
@@ -559,17 +512,17 @@ def _lead(row, legal, nlegal, seat, hand, trump, unseen, points, strength, highe
 def decide(V, row, legal, voids):
     """HeuristicAgent.act for the seat to act in one info row (``VectorEnv.info_rows``); ``legal`` (112 ints)
     and ``voids`` (4) are scratch space."""
-    lo, hi = row[LEGAL_LO], row[LEGAL_HI]
+    lo, hi = row[L.LEGAL_LO], row[L.LEGAL_HI]
     n = popcount(lo) + popcount(hi)
     for j in range(n):  # ascending, as InfoState.legal
         legal[j] = nth_legal(lo, hi, j)
     if n == 1:
         return legal[0]
-    if row[PHASE] == PH_BIDDING:
-        system = V[P_BIDDING]
-        if system == BIDDING_TAKE_OR_PASS:
+    if row[L.PHASE] == L.PH_BIDDING:
+        system = V[L.P_BIDDING]
+        if system == L.BIDDING_TAKE_OR_PASS:
             return _bid_take_or_pass(V, row, legal, n)
-        if system == BIDDING_AUCTION:
+        if system == L.BIDDING_AUCTION:
             return _bid_auction(V, row)
         return _bid_81(V, row)
     return _play(V, row, legal, n, voids)
@@ -600,8 +553,8 @@ def play_to_learner(V, scale, S, MT, MT0, LOG, tables, start, learner, win, lear
     for j in range(start, tables.shape[0]):
         t = tables[j]
         first = learner_actions[t]
-        while first >= 0 or S[t, SEAT] != learner:
-            if S[t, LOGLEN] + 1 >= LOG.shape[1]:
+        while first >= 0 or S[t, L.SEAT] != learner:
+            if S[t, L.LOGLEN] + 1 >= LOG.shape[1]:
                 return j
             if first >= 0:  # the learner's own action
                 a = first
@@ -619,17 +572,17 @@ def play_to_learner(V, scale, S, MT, MT0, LOG, tables, start, learner, win, lear
             if not ended[t]:
                 if win:
                     rewards[t] += rew[0, learner]
-                elif info[0, I_OUTCOME] >= 0 and info[0, I_OUTCOME] != OUT_REDEAL:
-                    d = (info[0, I_DEAL_SCORE0] - info[0, I_DEAL_SCORE1]) / scale
+                elif info[0, L.I_OUTCOME] >= 0 and info[0, L.I_OUTCOME] != L.OUT_REDEAL:
+                    d = (info[0, L.I_DEAL_SCORE0] - info[0, L.I_DEAL_SCORE1]) / scale
                     rewards[t] += d if learner % 2 == 0 else -d
                 if done[0]:
                     ended[t] = True
                     for i in range(fobs.shape[1]):
                         final_obs[t, i] = fobs[0, i]
-                    scores[t, 0] = info[0, I_SCORE0]
-                    scores[t, 1] = info[0, I_SCORE1]
-                    winner[t] = info[0, I_WINNER]
-                    truncated[t] = info[0, I_TRUNCATED] == 1
+                    scores[t, 0] = info[0, L.I_SCORE0]
+                    scores[t, 1] = info[0, L.I_SCORE1]
+                    winner[t] = info[0, L.I_WINNER]
+                    truncated[t] = info[0, L.I_TRUNCATED] == 1
         observe_table(V, S[t], t, obs, mask, seat_out)
     return tables.shape[0]
 
@@ -644,6 +597,6 @@ def decide_scratch():
 def play_scratch(obs_size: int):
     """The scratch arrays of :func:`play_to_learner` (its last eight arguments): :func:`decide_scratch`, then an
     info row and one table's step outputs."""
-    return (*decide_scratch(), np.empty(NUM_COLUMNS, dtype=np.int64), np.zeros((1, 4), dtype=np.float32),
-            np.full((1, NUM_INFO), -1, dtype=np.int64), np.zeros(1, dtype=np.bool_), np.full(1, -1, dtype=np.int64),
+    return (*decide_scratch(), np.empty(L.NUM_COLUMNS, dtype=np.int64), np.zeros((1, 4), dtype=np.float32),
+            np.full((1, L.NUM_INFO), -1, dtype=np.int64), np.zeros(1, dtype=np.bool_), np.full(1, -1, dtype=np.int64),
             np.zeros((1, obs_size), dtype=np.float32))

@@ -59,14 +59,14 @@ def rollout(variant: str | Variant = "coinche", num_deals: int = 100_000, seed: 
     Returns ``(scores, outcomes)``: int64[num_deals, 2] deal scores of teams
     0 and 1, and int8[num_deals] indices into :data:`OUTCOMES`.
     """
-    from . import kernels
+    from . import kernels, layout
     from .tables import variant_params
 
     v, num_deals, seed = _rollout_args(variant, num_deals, seed, rng, overrides)
     params = variant_params(v)
     scores = np.zeros((num_deals, 2), dtype=np.int64)
     outcomes = np.zeros(num_deals, dtype=np.int8)
-    table = np.zeros((1, kernels.NUM_COLUMNS), dtype=np.int64)
+    table = np.zeros((1, layout.NUM_COLUMNS), dtype=np.int64)
     if rng == "counter":
         kernels.rollout_counter(params, np.uint64(seed), table, np.zeros(1, dtype=np.uint64), scores, outcomes)
     else:

@@ -1,6 +1,6 @@
 """numba kernels of the batched engine: N tables as one struct-of-arrays.
 
-Each table is one row of an int64 matrix ``S`` (columns below), its random
+Each table is one row of an int64 matrix ``S`` (its cells are named in :mod:`.layout`), its random
 generator one row of ``MT`` (Python's MT19937, see :mod:`.mt`). The kernels
 are a transcription of ``belote_env.rules`` (section by section: dealing in
 ``state.DealState.random``, calls in ``bidding``, cards in ``play``,
@@ -42,11 +42,119 @@ from ..rules.actions import (
 )
 from ..rules.cards import ALL_TRUMP, KING, NO_TRUMP, QUEEN
 from . import streams
+from .layout import (
+    BELOTE_CARDS,
+    BELOTE_EVENTS,
+    BELOTE_POINTS,
+    BIDDING_AUCTION,
+    BIDDING_TAKE_OR_PASS,
+    C_CALLER,
+    C_KIND,
+    C_LEVEL,
+    C_STRAIN,
+    C_TAKER,
+    C_VALUE,
+    C_VINDEX,
+    CALLBITS,
+    COUNTING_ANNONCES,
+    COUNTING_FAITS,
+    DEAL_LOG_START,
+    DEAL_START,
+    DEALER,
+    DECK,
+    DECL_CARDS,
+    DECL_LIST,
+    DECL_POINTS,
+    DECL_TEAM,
+    GARDE,
+    HAND,
+    HIGH,
+    HIGH_SEAT,
+    I_CALLER,
+    I_CARD_POINTS0,
+    I_CARD_POINTS1,
+    I_DEAL_SCORE0,
+    I_DEAL_SCORE1,
+    I_DEALS,
+    I_KIND,
+    I_LEVEL,
+    I_OUTCOME,
+    I_SCORE0,
+    I_SCORE1,
+    I_STRAIN,
+    I_TAKER,
+    I_TRUNCATED,
+    I_VALUE,
+    I_WINNER,
+    INITIAL,
+    KIND_BID,
+    KIND_CAPOT,
+    KIND_COULEUR,
+    KIND_EN_FACE,
+    KIND_EN_VOITURE,
+    KIND_GENERALE,
+    KIND_TAKE,
+    LAST_TRICK_SEAT,
+    LEADER,
+    LED,
+    LEGAL_HI,
+    LEGAL_LO,
+    LEVEL,
+    LOGLEN,
+    MAX_DECLARATIONS,
+    NCALLS,
+    NDEALS,
+    NTRICKS,
+    OUT_FAILED,
+    OUT_LITIGE,
+    OUT_MADE,
+    OUT_REDEAL,
+    P_BIDDING,
+    P_BIDS,
+    P_COUNTING,
+    P_DECLARATIONS,
+    P_EPISODE_GAME,
+    P_FULL,
+    P_MAX_REDEALS,
+    P_MUST_BEAT_DEFENSE,
+    P_NSTRAINS,
+    P_OFFICIELLES,
+    P_OVERTRUMP_PARTNER,
+    P_REWARD_WIN,
+    P_SCORING,
+    P_STRAINS,
+    P_TARGET,
+    P_THRESHOLD_INCLUSIVE,
+    P_UNDERTRUMP,
+    PASSES,
+    PH_BIDDING,
+    PH_DONE,
+    PH_PLAY,
+    PHASE,
+    PLAYED,
+    POINTS_WON,
+    R_GARDE_OUT,
+    R_OUTCOME,
+    R_SCORE,
+    REDEALS,
+    SCORE,
+    SCORING_CLASSIC,
+    SCORING_COBRECAF,
+    SCORING_COINCHE,
+    SEAT,
+    SEAT_PASSES,
+    STOCK,
+    TRICK,
+    TRICK_LEN,
+    TRICK_LOG,
+    TRICKS_WON,
+    TURNUP,
+    WIN_CARD,
+    WIN_SEAT,
+)
 from .mt import randbelow, shuffle
 from .tables import (
     BID_VALUE,
-    BIDDING_AUCTION,
-    BIDDING_TAKE_OR_PASS,
     BYTE_BITS,
     BYTE_BOOLS,
     BYTE_COUNT,
@@ -56,16 +164,7 @@ from .tables import (
     CARRE_CARDS,
     CARRE_POINTS,
     CARRE_RANK,
-    COUNTING_ANNONCES,
-    COUNTING_FAITS,
     HIGHER,
-    KIND_BID,
-    KIND_CAPOT,
-    KIND_COULEUR,
-    KIND_EN_FACE,
-    KIND_EN_VOITURE,
-    KIND_GENERALE,
-    KIND_TAKE,
     LEVEL_INDEX,
     O_BELOTE,
     O_BIDDING_SYSTEM,
@@ -92,34 +191,10 @@ from .tables import (
     O_TRICK_WINNER,
     O_TRICKS_WON,
     O_TURNUP,
-    OUT_FAILED,
-    OUT_LITIGE,
-    OUT_MADE,
-    OUT_REDEAL,
-    P_BIDDING,
-    P_BIDS,
-    P_COUNTING,
-    P_DECLARATIONS,
-    P_EPISODE_GAME,
-    P_FULL,
-    P_MAX_REDEALS,
-    P_MUST_BEAT_DEFENSE,
-    P_NSTRAINS,
-    P_OFFICIELLES,
-    P_OVERTRUMP_PARTNER,
-    P_REWARD_WIN,
-    P_SCORING,
-    P_STRAINS,
-    P_TARGET,
-    P_THRESHOLD_INCLUSIVE,
-    P_UNDERTRUMP,
     POINTS,
     RUN_COUNT,
     RUN_LENGTH,
     RUN_START,
-    SCORING_CLASSIC,
-    SCORING_COBRECAF,
-    SCORING_COINCHE,
     SEQUENCE_POINTS,
     STRENGTH,
     SUIT_MASKS,
@@ -128,83 +203,7 @@ from .tables import (
 
 kernel = partial(njit, cache=True, _nrt=False)  # ``@kernel`` or ``@kernel(inline="always")``: see the docstring
 
-# --- columns of S ------------------------------------------------------------
-
-_next = [0]
-MAX_DECLARATIONS = 16  # in one deal, all seats together
-
-
-def _col(n: int = 1) -> int:
-    start = _next[0]
-    _next[0] += n
-    return start
-
-
-# The game (GameState): kept across deals of an episode.
-DEALER = _col()
-GARDE = _col()
-SCORE = _col(2)  # game scores of teams 0, 1
-NDEALS = _col()  # deals dealt in this episode, redeals included
-LOGLEN = _col()  # actions in this episode (the LOG row)
-REDEALS = _col()  # all-pass deals in a row
-DECK = _col(32)  # scratch of deal_new: the deck it shuffles and deals
-# The deal (DealState): cleared by deal_new from DEAL_START on.
-DEAL_START = _next[0]
-PHASE = _col()  # PH_BIDDING, PH_PLAY, PH_DONE
-SEAT = _col()
-HAND = _col(4)
-TURNUP = _col()
-STOCK = _col(11)
-NCALLS = _col()
-HIGH = _col()
-HIGH_SEAT = _col()
-LEVEL = _col()
-PASSES = _col()
-CALLBITS = _col(8)  # per seat, 2 words: bit (a - 32) for each non-pass call a it made
-SEAT_PASSES = _col(4)
-C_TAKER = _col()  # contract; -1 while there is none
-C_STRAIN = _col()
-C_VALUE = _col()
-C_VINDEX = _col()  # one-hot index of the value in the observation (-1 for 'take')
-C_KIND = _col()
-C_LEVEL = _col()
-C_CALLER = _col()
-LEADER = _col()
-LED = _col()
-WIN_CARD = _col()
-WIN_SEAT = _col()
-TRICK = _col(4)
-TRICK_LEN = _col()
-NTRICKS = _col()
-POINTS_WON = _col(2)
-TRICKS_WON = _col(4)
-PLAYED = _col(4)
-BELOTE_CARDS = _col(4)
-BELOTE_EVENTS = _col(4)  # per seat: bit 0 belote, bit 1 rebelote
-BELOTE_POINTS = _col(2)
-DECL_TEAM = _col()
-DECL_POINTS = _col(2)
-DECL_CARDS = _col(4)  # per seat, the cards of its declarations
-DECL_LIST = _col(4 * MAX_DECLARATIONS)  # scratch of _declarations: seats, points, tops, suits of the declarations
-LAST_TRICK_SEAT = _col()
-R_SCORE = _col(2)  # the deal's result, once PHASE is PH_DONE
-R_OUTCOME = _col()
-R_GARDE_OUT = _col()
-LEGAL_LO = _col()  # legal actions of the seat to act, ids 0..63
-LEGAL_HI = _col()  # ids 64..111
-INITIAL = _col(4)  # each seat's cards as dealt (5 in turn-up deals)
-DEAL_LOG_START = _col()  # LOGLEN when the deal was dealt: its actions are LOG[t, DEAL_LOG_START:LOGLEN]
-TRICK_LOG = _col(8 * 7)  # completed tricks: leader, 4 cards in play order, winner, points
-NUM_COLUMNS = _next[0]
-
-PH_BIDDING, PH_PLAY, PH_DONE = 0, 1, 2
-NO_CALL_OUTCOME, CALL_REDEAL = -1, -2
-
-# Columns of the per-table info: the deal fields (I_DEAL_SCORE0 .. I_CARD_POINTS1) are written whenever a
-# deal ends (scored or all-pass), the episode fields (scores, winner, deals, truncated) when an episode ends.
-(I_SCORE0, I_SCORE1, I_WINNER, I_DEAL_SCORE0, I_DEAL_SCORE1, I_OUTCOME, I_TAKER, I_STRAIN, I_VALUE,
- I_KIND, I_LEVEL, I_CALLER, I_CARD_POINTS0, I_CARD_POINTS1, I_DEALS, I_TRUNCATED) = range(16)
-NUM_INFO = 16
+CALL_REDEAL = -2  # apply_call's outcome when the deal is redealt (0: the bidding goes on, 1: a contract)
 
 
 # --- dealing ------------------------------------------------------------------

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..observation import BIDDING_SYSTEMS, CONTRACT_KINDS, LEVELS, OBS_SIZE, SEGMENTS
+from ..observation import BIDDING_SYSTEMS, LEVELS, OBS_SIZE, SEGMENTS
 from ..rewards import REWARD_KINDS, REWARD_SCALE
 from ..rules.actions import BID, BID_VALUES, CAPOT_INDEX, GENERALE_INDEX, NUM_ACTIONS
 from ..rules.cards import SUIT_MASK, strain_table
 from ..rules.declarations import CARRE_MASKS, SEQUENCE_KINDS, SUIT_RUNS
 from ..rules.scoring import FAILED, LITIGE, MADE, REDEAL
 from ..rules.variant import COUNTINGS, RULESETS, SCORINGS, Variant
+from . import layout as L
 
 # --- cards -----------------------------------------------------------------
 
@@ -58,11 +59,7 @@ CARRE_CARDS = np.array([cards for _, _, cards in CARRE_MASKS], dtype=np.int64)
 # --- calls and contracts ---------------------------------------------------
 
 BID_VALUE = np.array(BID_VALUES, dtype=np.int64)
-KIND_TAKE, KIND_BID, KIND_CAPOT, KIND_GENERALE, KIND_COULEUR, KIND_EN_FACE, KIND_EN_VOITURE = (
-    CONTRACT_KINDS.index(k) for k in ("take", "bid", "capot", "generale", "couleur", "en_face", "en_voiture")
-)
 OUTCOMES = (MADE, FAILED, LITIGE, REDEAL)
-OUT_MADE, OUT_FAILED, OUT_LITIGE, OUT_REDEAL = range(4)
 LEVEL_INDEX = np.array([-1, LEVELS.index(1), LEVELS.index(2), -1, LEVELS.index(4)], dtype=np.int64)
 
 # --- observation offsets (belote_env.observation.SEGMENTS) -------------------
@@ -94,56 +91,40 @@ O_BIDDING_SYSTEM = SEGMENTS["bidding_system"][0]
 O_GAME = SEGMENTS["game"][0]
 CALL_BLOCK = SEGMENTS["calls"][1] // 4
 
-# --- the variant as an int array ---------------------------------------------
-
-(P_FULL, P_BIDDING, P_SCORING, P_COUNTING, P_OFFICIELLES, P_OVERTRUMP_PARTNER, P_UNDERTRUMP,
- P_DECLARATIONS, P_NO_TRUMP, P_ALL_TRUMP, P_GENERALE, P_TARGET, P_THRESHOLD_INCLUSIVE,
- P_MUST_BEAT_DEFENSE, P_EPISODE_GAME, P_REWARD_WIN, P_NSTRAINS, P_STRAINS) = range(18)
-P_BIDS = P_STRAINS + 6  # 12 x (low word, high word): the auction bids of value index >= i
-P_MAX_REDEALS = P_BIDS + 24  # all-pass deals in a row that truncate an episode (0: no limit)
-NUM_PARAMS = P_MAX_REDEALS + 1
-BIDDING_TAKE_OR_PASS, BIDDING_AUCTION, BIDDING_COBRECAF = range(3)
-SCORING_CLASSIC, SCORING_COINCHE, SCORING_COBRECAF, SCORING_CONTREE = (
-    SCORINGS.index(s) for s in ("classic", "coinche", "cobrecaf_81", "contree")
-)
-COUNTING_FAITS, COUNTING_ANNONCES, COUNTING_BOTH = (
-    COUNTINGS.index(c) for c in ("points_faits", "points_annonces", "points_faits_et_annonces")
-)
-
 
 def variant_params(variant: Variant, reward: str = "score_diff", max_redeals: int | None = None) -> np.ndarray:
     """The switches of ``variant`` (and the reward kind, the redeal limit) as the int64 array the kernels read."""
     if reward not in REWARD_KINDS:
         raise ValueError(f"unknown reward {reward!r}; accepted: {', '.join(REWARD_KINDS)}")
-    p = np.zeros(NUM_PARAMS, dtype=np.int64)
-    p[P_FULL] = variant.deal == "full"
-    p[P_BIDDING] = BIDDING_SYSTEMS.index(variant.bidding)
-    p[P_SCORING] = SCORINGS.index(variant.scoring)
-    p[P_COUNTING] = COUNTINGS.index(variant.counting)
-    p[P_OFFICIELLES] = variant.rules == "officielles"
-    p[P_OVERTRUMP_PARTNER] = variant.overtrump_partner
-    p[P_UNDERTRUMP] = variant.undertrump
-    p[P_DECLARATIONS] = variant.declarations
-    p[P_NO_TRUMP] = variant.no_trump
-    p[P_ALL_TRUMP] = variant.all_trump
-    p[P_GENERALE] = variant.generale
-    p[P_TARGET] = variant.target
-    p[P_THRESHOLD_INCLUSIVE] = variant.threshold_inclusive
-    p[P_MUST_BEAT_DEFENSE] = variant.must_beat_defense
-    p[P_EPISODE_GAME] = variant.episode == "game"
-    p[P_REWARD_WIN] = reward == "win"
-    p[P_MAX_REDEALS] = max_redeals or 0
+    p = np.zeros(L.NUM_PARAMS, dtype=np.int64)
+    p[L.P_FULL] = variant.deal == "full"
+    p[L.P_BIDDING] = BIDDING_SYSTEMS.index(variant.bidding)
+    p[L.P_SCORING] = SCORINGS.index(variant.scoring)
+    p[L.P_COUNTING] = COUNTINGS.index(variant.counting)
+    p[L.P_OFFICIELLES] = variant.rules == "officielles"
+    p[L.P_OVERTRUMP_PARTNER] = variant.overtrump_partner
+    p[L.P_UNDERTRUMP] = variant.undertrump
+    p[L.P_DECLARATIONS] = variant.declarations
+    p[L.P_NO_TRUMP] = variant.no_trump
+    p[L.P_ALL_TRUMP] = variant.all_trump
+    p[L.P_GENERALE] = variant.generale
+    p[L.P_TARGET] = variant.target
+    p[L.P_THRESHOLD_INCLUSIVE] = variant.threshold_inclusive
+    p[L.P_MUST_BEAT_DEFENSE] = variant.must_beat_defense
+    p[L.P_EPISODE_GAME] = variant.episode == "game"
+    p[L.P_REWARD_WIN] = reward == "win"
+    p[L.P_MAX_REDEALS] = max_redeals or 0
     strains = variant.strains
-    p[P_NSTRAINS] = len(strains)
-    p[P_STRAINS:P_STRAINS + len(strains)] = strains
+    p[L.P_NSTRAINS] = len(strains)
+    p[L.P_STRAINS:L.P_STRAINS + len(strains)] = strains
     # Bids above a value index, as action-id bit words (bidding.auction_legal's list, precomputed).
     last = GENERALE_INDEX if variant.generale else CAPOT_INDEX
     for first in range(12):
         ids = [BID + 6 * vi + s for vi in range(first, last + 1) for s in strains]
         words = sum(1 << a for a in ids)
         lo, hi = words & (2**64 - 1), words >> 64
-        p[P_BIDS + 2 * first] = lo - 2**64 if lo >= 2**63 else lo
-        p[P_BIDS + 2 * first + 1] = hi
+        p[L.P_BIDS + 2 * first] = lo - 2**64 if lo >= 2**63 else lo
+        p[L.P_BIDS + 2 * first + 1] = hi
     return p
 
 

@@ -7,7 +7,7 @@ import pytest
 from agents import make_agent
 from agents.heuristic import HeuristicAgent
 from agents.loop import Runner, play_episodes
-from belote_env.fast import kernels as K
+from belote_env.fast import layout as L
 from belote_env.variants import variant_names
 from belote_env.vector import VectorEnv, VectorEnvError
 
@@ -56,28 +56,28 @@ def test_kernel_copy_with_variant_overrides(name, overrides):
 
 @pytest.mark.parametrize("name", ["coinche", "belote_classique", "cobrecaf_81"])
 def test_info_rows_clear_every_hidden_card(name):
-    hidden = {K.INITIAL, K.HAND, K.BELOTE_CARDS, K.DECL_CARDS}
+    hidden = {L.INITIAL, L.HAND, L.BELOTE_CARDS, L.DECL_CARDS}
     for venv in _walk(name, "deal", tables=16, steps=60):
         S = venv._S
         rows = venv.info_rows(np.arange(16))
         for t in range(16):
             row, info = S[t], rows[t]
-            seat = row[K.SEAT]
+            seat = row[L.SEAT]
             for base in hidden:
                 for s in range(4):
                     if s != seat:
-                        assert info[base + s] == 0 or (base == K.DECL_CARDS and row[K.NTRICKS] > 0
-                                                       and s & 1 == row[K.DECL_TEAM])
-            assert not info[K.STOCK:K.STOCK + 11].any()
-            scratch = set(range(K.DECK, K.DECK + 32)) | set(range(K.DECL_LIST, K.DECL_LIST + 4 * K.MAX_DECLARATIONS))
+                        assert info[base + s] == 0 or (base == L.DECL_CARDS and row[L.NTRICKS] > 0
+                                                       and s & 1 == row[L.DECL_TEAM])
+            assert not info[L.STOCK:L.STOCK + 11].any()
+            scratch = set(range(L.DECK, L.DECK + 32)) | set(range(L.DECL_LIST, L.DECL_LIST + 4 * L.MAX_DECLARATIONS))
             assert not info[sorted(scratch)].any()  # the dealt deck and every declaration
-            if row[K.NTRICKS] == 0:
-                assert info[K.DECL_TEAM] == -1 and not info[K.DECL_POINTS:K.DECL_POINTS + 2].any()
+            if row[L.NTRICKS] == 0:
+                assert info[L.DECL_TEAM] == -1 and not info[L.DECL_POINTS:L.DECL_POINTS + 2].any()
             changed = set(np.flatnonzero(info != row).tolist())
-            allowed = {b + s for b in hidden for s in range(4)} | set(range(K.STOCK, K.STOCK + 11)) \
-                | {K.DECL_TEAM, K.DECL_POINTS, K.DECL_POINTS + 1} | scratch
+            allowed = {b + s for b in hidden for s in range(4)} | set(range(L.STOCK, L.STOCK + 11)) \
+                | {L.DECL_TEAM, L.DECL_POINTS, L.DECL_POINTS + 1} | scratch
             assert changed <= allowed
-            assert info[K.HAND + seat] == row[K.HAND + seat]
+            assert info[L.HAND + seat] == row[L.HAND + seat]
 
 
 def test_info_rows_checks_its_input():
@@ -87,7 +87,7 @@ def test_info_rows_checks_its_input():
     venv.reset()
     with pytest.raises(VectorEnvError, match="0..3"):
         venv.info_rows([4])
-    assert venv.info_rows([]).shape == (0, K.NUM_COLUMNS)
+    assert venv.info_rows([]).shape == (0, L.NUM_COLUMNS)
 
 
 def test_the_play_loop_uses_the_copy_and_subclasses_keep_act():
@@ -99,7 +99,7 @@ def test_the_play_loop_uses_the_copy_and_subclasses_keep_act():
             calls.append(info.seat)
             return super().act(observation, action_mask, info)
 
-    assert Logged().act_rows(np.zeros(1, dtype=np.int64), np.zeros((1, K.NUM_COLUMNS), dtype=np.int64)) is None
+    assert Logged().act_rows(np.zeros(1, dtype=np.int64), np.zeros((1, L.NUM_COLUMNS), dtype=np.int64)) is None
     seating = np.zeros((8, 4), dtype=np.int64)
     fast = play_episodes(VectorEnv("coinche", 8, seed=5), [make_agent("heuristic")], seating)
     slow = play_episodes(VectorEnv("coinche", 8, seed=5), [Logged()], seating)

@@ -13,6 +13,7 @@ from numba import njit
 
 from belote_env.fast import OUTCOMES
 from belote_env.fast import kernels as K
+from belote_env.fast import layout as L
 from belote_env.fast.tables import variant_params
 from belote_env.observation import encode
 from belote_env.rules import DealState, GameState, parse_cards
@@ -40,7 +41,7 @@ def _perft(V, row, depth):
 
 
 def _kernel_row(v, dealer, hands, turnup=-1, stock=(), garde=0):
-    S = np.zeros((1, K.NUM_COLUMNS), dtype=np.int64)
+    S = np.zeros((1, L.NUM_COLUMNS), dtype=np.int64)
     masks = np.array([h if isinstance(h, int) else parse_cards(h) for h in hands], dtype=np.int64)
     K.deal_from_hands(variant_params(v), S, 0, dealer, garde, masks, turnup, np.array(list(stock) or [0] * 11, dtype=np.int64))
     return S[0]
@@ -88,11 +89,11 @@ def test_random_positions_from_hands_play_out_like_the_rules_core(name):
             assert legal == st.legal_actions(), st.format()
             if st.is_over:
                 break
-            assert row[K.SEAT] == st.seat
+            assert row[L.SEAT] == st.seat
             np.testing.assert_array_equal(_encode_kernel(V, row, st.seat), encode(game, st.seat), err_msg=st.format())
             a = rng.choice(legal)
             st.apply(a)
             K.apply_action(V, row, a)
-        assert OUTCOMES[row[K.R_OUTCOME]] == st.result.outcome
-        assert [row[K.R_SCORE], row[K.R_SCORE + 1]] == st.result.scores, st.format()
-        assert row[K.R_GARDE_OUT] == st.result.garde_out
+        assert OUTCOMES[row[L.R_OUTCOME]] == st.result.outcome
+        assert [row[L.R_SCORE], row[L.R_SCORE + 1]] == st.result.scores, st.format()
+        assert row[L.R_GARDE_OUT] == st.result.garde_out

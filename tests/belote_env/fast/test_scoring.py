@@ -11,6 +11,7 @@ import pytest
 
 from belote_env.fast import OUTCOMES
 from belote_env.fast import kernels as K
+from belote_env.fast import layout as L
 from belote_env.fast.tables import CARD_TOTAL, variant_params
 from belote_env.observation import CONTRACT_KINDS
 from belote_env.rules import Contract, score_deal, strain_table
@@ -73,21 +74,21 @@ def _random_facts(v, rng):
 
 
 def _kernel_score(v, contract, cards, tricks, last, belote, decl, garde):
-    row = np.zeros(K.NUM_COLUMNS, dtype=np.int64)
-    row[K.C_TAKER] = contract.taker
-    row[K.C_STRAIN] = contract.strain
-    row[K.C_VALUE] = contract.value
-    row[K.C_KIND] = CONTRACT_KINDS.index(contract.kind)
-    row[K.C_LEVEL] = contract.level
-    row[K.C_CALLER] = contract.caller
-    row[K.POINTS_WON:K.POINTS_WON + 2] = cards
-    row[K.TRICKS_WON:K.TRICKS_WON + 4] = tricks
-    row[K.LAST_TRICK_SEAT] = last
-    row[K.BELOTE_POINTS:K.BELOTE_POINTS + 2] = belote
-    row[K.DECL_POINTS:K.DECL_POINTS + 2] = decl
-    row[K.GARDE] = garde
+    row = np.zeros(L.NUM_COLUMNS, dtype=np.int64)
+    row[L.C_TAKER] = contract.taker
+    row[L.C_STRAIN] = contract.strain
+    row[L.C_VALUE] = contract.value
+    row[L.C_KIND] = CONTRACT_KINDS.index(contract.kind)
+    row[L.C_LEVEL] = contract.level
+    row[L.C_CALLER] = contract.caller
+    row[L.POINTS_WON:L.POINTS_WON + 2] = cards
+    row[L.TRICKS_WON:L.TRICKS_WON + 4] = tricks
+    row[L.LAST_TRICK_SEAT] = last
+    row[L.BELOTE_POINTS:L.BELOTE_POINTS + 2] = belote
+    row[L.DECL_POINTS:L.DECL_POINTS + 2] = decl
+    row[L.GARDE] = garde
     K.score_deal(variant_params(v), row)
-    return [int(row[K.R_SCORE]), int(row[K.R_SCORE + 1])], OUTCOMES[row[K.R_OUTCOME]], int(row[K.R_GARDE_OUT])
+    return [int(row[L.R_SCORE]), int(row[L.R_SCORE + 1])], OUTCOMES[row[L.R_OUTCOME]], int(row[L.R_GARDE_OUT])
 
 
 @pytest.mark.parametrize("name,overrides", FAMILIES, ids=[f"{n}-{'-'.join(f'{k}={x}' for k, x in o.items())}" for n, o in FAMILIES])
