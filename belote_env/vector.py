@@ -58,7 +58,7 @@ from .aec import DEFAULT_MAX_REDEALS, checked_max_redeals
 from .errors import VectorEnvError, VectorIllegalActionError
 from .observation import CONTRACT_KINDS, OBS_SIZE
 from .rewards import REWARD_KINDS
-from .rules.actions import ACTION_NAMES, NUM_ACTIONS, action_id
+from .rules.actions import ACTION_NAMES, BID_VALUES, NUM_ACTIONS, action_id
 from .rules.declarations import hand_declarations
 from .rules.game import GameState
 from .rules.info import InfoState
@@ -154,6 +154,83 @@ def _indices(name: str, values, size: int) -> np.ndarray:
 def table_seed(seed: int, i: int) -> int:
     """The rules-core seed of table ``i``: ``GameState(variant, seed=table_seed(seed, i))``."""
     return seed * SEED_STRIDE + i
+
+
+_layout = None
+
+
+def _row_layout():
+    """``belote_env.fast.layout``, imported on first use (it loads the engine's kernels)."""
+    global _layout
+    if _layout is None:
+        from .fast import layout
+
+        _layout = layout
+    return _layout
+
+
+# Cells of an engine row that info_row leaves at 0: the engine's bookkeeping (the episode's deal count, its
+# action log, the all-pass count, the scratch deck and declaration list), what the bidding counts for its own
+# legality (the legal actions come from the InfoState), the belote and declaration cells, and the result.
+NOT_FROM_INFO = ("NDEALS", "LOGLEN", "REDEALS", "DECK", "STOCK", "PASSES", "CALLBITS", "SEAT_PASSES",
+                 "BELOTE_CARDS", "BELOTE_EVENTS", "BELOTE_POINTS", "DECL_TEAM", "DECL_POINTS", "DECL_CARDS",
+                 "DECL_LIST", "LAST_TRICK_SEAT", "R_SCORE", "R_OUTCOME", "R_GARDE_OUT", "DEAL_LOG_START")
+_PHASE_CODES = {phase: code for code, phase in enumerate(_PHASES)}
+
+
+def info_row(info: InfoState) -> np.ndarray:
+    """The seat to act's knowledge in the engine's layout, from its rules-core :class:`InfoState`: the row
+    :meth:`VectorEnv.info_rows` gives at the same position (int64[NUM_COLUMNS]), every cell but those of
+    :data:`NOT_FROM_INFO`, which stay 0 (tested, every variant). The inverse of :meth:`VectorEnv.info_state`;
+    it lets an agent's kernel (``Agent.act_rows``) decide on an ``InfoState`` too, as the heuristic's ``act``
+    does. Raises ValueError for the information of a seat that is not to act."""
+    if info.current_seat != info.seat:
+        raise ValueError(f"info_row needs the InfoState of the seat to act; seat {info.seat} is not to act "
+                         f"(current seat {info.current_seat})")
+    L = _row_layout()
+    r = [0] * L.NUM_COLUMNS
+    seat = info.seat
+    r[L.DEALER] = info.dealer
+    r[L.GARDE] = info.garde
+    r[L.SCORE], r[L.SCORE + 1] = info.scores
+    r[L.PHASE] = _PHASE_CODES[info.phase]
+    r[L.SEAT] = seat
+    r[L.HAND + seat] = info.hand
+    r[L.INITIAL + seat] = info.initial_hand
+    r[L.TURNUP] = info.turnup
+    r[L.NCALLS] = len(info.calls)
+    r[L.HIGH] = info.high
+    r[L.HIGH_SEAT] = info.high_seat
+    r[L.LEVEL] = info.level
+    c = info.contract
+    if c is None:
+        r[L.C_TAKER] = r[L.C_VINDEX] = -1
+    else:
+        r[L.C_TAKER], r[L.C_STRAIN], r[L.C_VALUE] = c.taker, c.strain, c.value
+        r[L.C_VINDEX] = BID_VALUES.index(c.value) if c.value in BID_VALUES else 11 if c.value == 81 else -1
+        r[L.C_KIND] = CONTRACT_KINDS.index(c.kind)
+        r[L.C_LEVEL], r[L.C_CALLER] = c.level, c.caller
+    r[L.LEADER], r[L.LED], r[L.WIN_CARD], r[L.WIN_SEAT] = info.leader, info.led, info.win_card, info.win_seat
+    trick = info.trick
+    r[L.TRICK:L.TRICK + len(trick)] = trick
+    r[L.TRICK_LEN] = len(trick)
+    r[L.NTRICKS] = len(info.tricks)
+    for j, t in enumerate(info.tricks):
+        b = L.TRICK_LOG + 7 * j
+        r[b] = t.leader
+        r[b + 1:b + 5] = t.cards
+        r[b + 5] = t.winner
+        r[b + 6] = t.points
+    r[L.POINTS_WON:L.POINTS_WON + 2] = info.points
+    r[L.TRICKS_WON:L.TRICKS_WON + 4] = info.tricks_won
+    r[L.PLAYED:L.PLAYED + 4] = info.played
+    words = 0
+    for a in info.legal:
+        words |= 1 << a
+    lo = words & (2**64 - 1)
+    r[L.LEGAL_LO] = lo - 2**64 if lo >> 63 else lo
+    r[L.LEGAL_HI] = words >> 64
+    return np.array(r, dtype=np.int64)
 
 
 class VectorEnv:

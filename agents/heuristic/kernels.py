@@ -1,30 +1,31 @@
-"""The ``heuristic`` agent as a numba kernel: a faster copy of :class:`agents.heuristic.HeuristicAgent`.
+"""The ``heuristic`` agent's rules, once, as numba kernels (what :class:`agents.heuristic.HeuristicAgent` plays).
 
-:func:`act_rows` decides for many tables of the batched engine at once, from
-``VectorEnv.info_rows``: each table's row with every card its seat to act may
-not know cleared, so the kernel cannot read another seat's hand any more than
-the agent can. It is a copy of ``HeuristicAgent.act``, branch for branch and
-tie for tie (Python's ``min``/``max`` keep the first of equal keys, and so do
-the loops here), and is never trusted on its own:
-``tests/agents/heuristic/test_kernels.py`` compares its choice with ``act`` on the rows'
-``InfoState`` at every decision of seeded games of every shipped variant.
-The play loop (``agents.loop.Runner``) uses it where the heuristic sits at
-engine tables (tournaments, evaluation, training opponents, warm-start
-recording), and :func:`play_to_learner` plays the heuristic's seats of
-``agents.arena.single_seat.SingleSeatVectorEnv`` inside the engine: whole
-episodes run at about a million decisions a second, the engine's steps included, where ``act`` with the ``InfoState`` a table builds
-for it takes 6 to 8 µs a decision (``python benchmarks/bench_agents.py``).
+:func:`decide` takes one engine info row (``VectorEnv.info_rows``: a table's row
+with every card its seat to act may not know cleared, so the kernel cannot read
+another seat's hand any more than the agent can) and returns the heuristic's
+action; :func:`act_rows` decides for many rows at once. ``HeuristicAgent.act``
+builds the row from its ``InfoState`` (``belote_env.vector.info_row``) and
+calls :func:`decide`; :func:`estimate` and :func:`defense` are the bidding's
+hand estimates (``estimate_points``, ``defense_points``). Ties go to the first
+of equal keys, as Python's ``min``/``max`` would.
 
+The play loop (``agents.loop.Runner``) calls :func:`act_rows` where the
+heuristic sits at engine tables (tournaments, evaluation, training opponents,
+warm-start recording), and :func:`play_to_learner` plays the heuristic's seats
+of ``agents.arena.single_seat.SingleSeatVectorEnv`` inside the engine: whole
+episodes run at about a million decisions a second, the engine's steps
+included (``python benchmarks/bench_agents.py``).
+
+Rows are read through ``belote_env.fast.layout`` (``L.HAND``, ``L.P_BIDDING``...).
 Imported through ``belote_env.numba_cache.import_cached`` (:func:`kernels` in
 ``agents.heuristic``), so its compiled code is cached with the engine's and a
-change to the agent's constants recompiles it.
+change to this file recompiles it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents.heuristic.agent import CALIBRATION, MASTER_PENALTY
 from belote_env.fast import layout as L
 from belote_env.fast.kernels import (
     apply_step,
@@ -41,6 +42,13 @@ from belote_env.fast.tables import BID_VALUE, HIGHER, POINTS, STRENGTH, SUIT_MAS
 from belote_env.rules.actions import BID, COINCHE, EN_FACE, EN_VOITURE, NUM_ACTIONS, PASS, SURCOINCHE, TAKE
 from belote_env.rules.cards import JACK, NINE, NO_TRUMP
 
+MASTER_PENALTY = 12  # points a master card is worth keeping rather than giving away
+# Calibration: expected team points = BASE + SCALE * features, per deal type ("full": 8 cards known; "turn_up":
+# 5 cards + the turn-up), fitted by regressing the points made in heuristic-played deals on the features.
+CALIBRATION = {
+    "full": {"suit": (52.9, 1.07), "nt": (51.2, 0.60), "at": (73.2, 0.61)},
+    "turn_up": {"suit": (65.3, 0.95), "nt": (60.0, 0.60), "at": (80.0, 0.61)},
+}
 # CALIBRATION as [full deal?][suit, no trump, all trump][base, scale]
 _CAL = np.array([[CALIBRATION[deal][kind] for kind in ("suit", "nt", "at")] for deal in ("turn_up", "full")],
                 dtype=np.float64)
@@ -55,7 +63,10 @@ def _byte(hand, suit):
 
 
 @kernel
-def _trump_features(hand, trump, belote_counts):
+def trump_features(hand, trump, belote_counts):
+    """Taker strength of ``hand`` (a card mask) with ``trump`` as trump, in rough card points (before
+    calibration): trump jack and nine, ace and ten, length; outside aces and guarded tens; voids next to long
+    trumps; belote where it counts (``belote_counts``)."""
     tr = _byte(hand, trump)
     n = popcount(tr)
     v = 0.0
@@ -92,7 +103,8 @@ def _trump_features(hand, trump, belote_counts):
 
 
 @kernel
-def _no_trump_features(hand, officielles):
+def no_trump_features(hand, officielles):
+    """Taker strength at no trump: aces, tens behind them, long solid suits."""
     v = 0.0
     ace = 19 if officielles else 11
     for s in range(4):
@@ -113,7 +125,8 @@ def _no_trump_features(hand, officielles):
 
 
 @kernel
-def _all_trump_features(hand):
+def all_trump_features(hand):
+    """Taker strength at all trumps: jacks, nines behind them, length."""
     v = 0.0
     for s in range(4):
         x = _byte(hand, s)
@@ -131,24 +144,25 @@ def _all_trump_features(hand):
 
 
 @kernel
-def _estimate(V, hand, strain):
-    """estimate_points(hand, strain, variant)."""
+def estimate(V, hand, strain):
+    """Expected points (cards and last trick, plus belote where it counts) of the taker's team with ``hand``
+    in ``strain``, under the variant ``V``: the calibrated features."""
     full = 1 if V[L.P_FULL] else 0
     if strain < 4:
         kind = 0
-        f = _trump_features(hand, strain, V[L.P_SCORING] != L.SCORING_COBRECAF)
+        f = trump_features(hand, strain, V[L.P_SCORING] != L.SCORING_COBRECAF)
     elif strain == NO_TRUMP:
         kind = 1
-        f = _no_trump_features(hand, V[L.P_OFFICIELLES] != 0)
+        f = no_trump_features(hand, V[L.P_OFFICIELLES] != 0)
     else:
         kind = 2
-        f = _all_trump_features(hand)
+        f = all_trump_features(hand)
     return _CAL[full, kind, 0] + _CAL[full, kind, 1] * f
 
 
 @kernel
-def _defense(hand, strain):
-    """defense_points(hand, strain)."""
+def defense(hand, strain):
+    """Rough card points ``hand`` takes against a contract in ``strain``."""
     if strain >= 4:
         t = 0
         for s in range(4):
@@ -192,7 +206,7 @@ def _bid_take_or_pass(V, row, legal, nlegal):
         a = legal[i]
         if a == PASS:
             continue
-        e = _estimate(V, hand, a - TAKE)
+        e = estimate(V, hand, a - TAKE)
         if e > best_e:
             best, best_e = a, e
     need = 92 if row[L.NCALLS] < 4 else 96
@@ -207,7 +221,7 @@ def _bid_auction(V, row):
     if row[L.LEVEL] > 1:
         if is_legal(row, SURCOINCHE) and high_seat == seat:
             strain = (high - BID) % 6
-            if _estimate(V, hand, strain) >= BID_VALUE[(high - BID) // 6] + 30:
+            if estimate(V, hand, strain) >= BID_VALUE[(high - BID) // 6] + 30:
                 return SURCOINCHE
         return PASS
     high_value = BID_VALUE[(high - BID) // 6] if high >= 0 else 0
@@ -215,7 +229,7 @@ def _bid_auction(V, row):
     best_s, best_e = -1, 0.0
     for i in range(V[L.P_NSTRAINS]):
         s = V[L.P_STRAINS + i]
-        e = _estimate(V, hand, s)
+        e = estimate(V, hand, s)
         if best_s < 0 or e > best_e:
             best_s, best_e = s, e
     own_value = min(160, int(best_e - 12) // 10 * 10)
@@ -250,7 +264,7 @@ def _bid_auction(V, row):
         if is_legal(row, a):
             return a
     if high >= 0 and is_legal(row, COINCHE) and high_value <= 160:
-        ours = _defense(hand, high_strain) + 25
+        ours = defense(hand, high_strain) + 25
         if 162 - ours < high_value - 25:
             return COINCHE
     return PASS
@@ -269,9 +283,9 @@ def _bid_81(V, row):
         return PASS
     up = turnup >> 3
     best_s = 0
-    best = est_up = _estimate(V, hand, 0)
+    best = est_up = estimate(V, hand, 0)
     for s in range(1, 4):
-        e = _estimate(V, hand, s)
+        e = estimate(V, hand, s)
         if s == up:
             est_up = e
         if e > best:
@@ -290,7 +304,7 @@ def _bid_81(V, row):
             strain = (high - BID) % 6
         else:
             strain = high - TAKE
-        if _defense(own, strain) + 25 > 100:
+        if defense(own, strain) + 25 > 100:
             return COINCHE
     if high < 0 and is_legal(row, EN_FACE):
         tr = _byte(own, up)

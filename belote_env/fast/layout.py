@@ -5,7 +5,8 @@ A table is one int64 row of ``S`` (``NUM_COLUMNS`` cells, named below); an *info
 cleared; each step's per-table info is a row of ``NUM_INFO`` cells (``I_*``); the
 variant is the int64 row ``V`` of ``tables.variant_params`` (``P_*``). The codes
 their cells hold (phases, contract kinds, outcomes, bidding systems, scorings,
-countings) are here too.
+countings) are here too, and ``COLUMNS`` lists the row's columns in order
+(name -> first cell, number of cells).
 
 Kernels outside the engine read a row through this module, not through names
 imported one by one::
@@ -33,9 +34,13 @@ _next = [0]
 MAX_DECLARATIONS = 16  # in one deal, all seats together
 
 
+_widths = {}
+
+
 def _col(n: int = 1) -> int:
     start = _next[0]
     _next[0] += n
+    _widths[start] = n
     return start
 
 
@@ -95,6 +100,12 @@ INITIAL = _col(4)  # each seat's cards as dealt (5 in turn-up deals)
 DEAL_LOG_START = _col()  # LOGLEN when the deal was dealt: its actions are LOG[t, DEAL_LOG_START:LOGLEN]
 TRICK_LOG = _col(8 * 7)  # completed tricks: leader, 4 cards in play order, winner, points
 NUM_COLUMNS = _next[0]
+# name -> (first cell, number of cells) of every column above, in row order
+COLUMNS = dict(sorted(((name, (start, _widths[start])) for name, start in list(globals().items())
+                       if name.isupper() and type(start) is int
+                       and name not in ("MAX_DECLARATIONS", "DEAL_START", "NUM_COLUMNS")),
+                      key=lambda item: item[1]))
+assert sum(w for _, w in COLUMNS.values()) == NUM_COLUMNS
 
 PH_BIDDING, PH_PLAY, PH_DONE = 0, 1, 2  # PHASE
 KIND_TAKE, KIND_BID, KIND_CAPOT, KIND_GENERALE, KIND_COULEUR, KIND_EN_FACE, KIND_EN_VOITURE = (

@@ -3,9 +3,8 @@
 A rule lives in up to four engines, and nothing in the code links the copies: the rules core
 (``belote_env/rules/``), the batched engine (``belote_env/fast/``: ``layout.py`` names the switch's cell of
 the kernels' parameter row, ``tables.variant_params`` fills it, ``kernels.py`` reads it), the double-dummy
-solver (``belote_env/search/``)
-and the heuristic agent (its Python body ``agents/heuristic/agent.py`` and its kernel copy
-``agents/heuristic/kernels.py``). :data:`SWITCH_MAP` says, for every switch and every engine, either which
+solver (``belote_env/search/``) and the heuristic agent (its kernels, ``agents/heuristic/kernels.py``, which
+its Python ``act`` calls). :data:`SWITCH_MAP` says, for every switch and every engine, either which
 files implement it (and a token each of them must contain, so the map cannot drift from the code) or why that
 engine does not need it. ``tests/belote_env/test_switch_map.py`` checks that every field of ``Variant`` is
 here with all four engines, that every named file holds its token, and that the lockstep tests (the batched
@@ -33,7 +32,7 @@ SWITCH_MAP: dict[str, dict[str, tuple[tuple[str, str], ...] | str]] = {
                      ("belote_env/fast/tables.py", "P_FULL"),
                      ("belote_env/fast/kernels.py", "P_FULL")),
         "solver": _CARD_PLAY_ONLY + " (the deal shape is in the hands it is given)",
-        "heuristic": (("agents/heuristic/agent.py", "variant.deal"), ("agents/heuristic/kernels.py", "P_FULL")),
+        "heuristic": (("agents/heuristic/kernels.py", "L.P_FULL"),),
     },
     "bidding": {
         "rules": (("belote_env/rules/state.py", "variant.bidding"),),
@@ -41,7 +40,7 @@ SWITCH_MAP: dict[str, dict[str, tuple[tuple[str, str], ...] | str]] = {
                      ("belote_env/fast/tables.py", "P_BIDDING"),
                      ("belote_env/fast/kernels.py", "P_BIDDING")),
         "solver": _CARD_PLAY_ONLY,
-        "heuristic": (("agents/heuristic/agent.py", "variant.bidding"), ("agents/heuristic/kernels.py", "P_BIDDING")),
+        "heuristic": (("agents/heuristic/kernels.py", "L.P_BIDDING"),),
     },
     "scoring": {
         "rules": (("belote_env/rules/scoring.py", "variant.scoring"),),
@@ -49,7 +48,7 @@ SWITCH_MAP: dict[str, dict[str, tuple[tuple[str, str], ...] | str]] = {
                      ("belote_env/fast/tables.py", "P_SCORING"),
                      ("belote_env/fast/kernels.py", "P_SCORING")),
         "solver": _ONE_DEAL,
-        "heuristic": (("agents/heuristic/agent.py", "variant.scoring"), ("agents/heuristic/kernels.py", "P_SCORING")),
+        "heuristic": (("agents/heuristic/kernels.py", "L.P_SCORING"),),
     },
     "counting": {
         "rules": (("belote_env/rules/scoring.py", "variant.counting"),),
@@ -65,7 +64,7 @@ SWITCH_MAP: dict[str, dict[str, tuple[tuple[str, str], ...] | str]] = {
                      ("belote_env/fast/tables.py", "P_OFFICIELLES"),
                      ("belote_env/fast/kernels.py", "P_OFFICIELLES")),
         "solver": (("belote_env/search/__init__.py", "v.rules"),),
-        "heuristic": (("agents/heuristic/agent.py", "variant.rules"), ("agents/heuristic/kernels.py", "P_OFFICIELLES")),
+        "heuristic": (("agents/heuristic/kernels.py", "L.P_OFFICIELLES"),),
     },
     "overtrump_partner": {
         "rules": (("belote_env/rules/state.py", "v.overtrump_partner"),
@@ -97,14 +96,14 @@ SWITCH_MAP: dict[str, dict[str, tuple[tuple[str, str], ...] | str]] = {
         "kernels": (("belote_env/fast/tables.py", "variant.strains"),
                      ("belote_env/fast/kernels.py", "P_STRAINS")),
         "solver": _CARD_PLAY_ONLY,
-        "heuristic": (("agents/heuristic/agent.py", "variant.strains"), ("agents/heuristic/kernels.py", "P_STRAINS")),
+        "heuristic": (("agents/heuristic/kernels.py", "L.P_STRAINS"),),
     },
     "all_trump": {
         "rules": (("belote_env/rules/variant.py", "self.all_trump"),),  # Variant.strains
         "kernels": (("belote_env/fast/tables.py", "variant.strains"),
                      ("belote_env/fast/kernels.py", "P_STRAINS")),
         "solver": _CARD_PLAY_ONLY,
-        "heuristic": (("agents/heuristic/agent.py", "variant.strains"), ("agents/heuristic/kernels.py", "P_STRAINS")),
+        "heuristic": (("agents/heuristic/kernels.py", "L.P_STRAINS"),),
     },
     "generale": {
         "rules": (("belote_env/rules/bidding.py", "variant.generale"),),

@@ -1,5 +1,6 @@
-"""The heuristic's kernel copy (agents.heuristic.kernels) decides exactly as HeuristicAgent.act, and reads
-only what the seat to act may know (VectorEnv.info_rows)."""
+"""The heuristic's kernels (agents.heuristic.kernels) decide the same on the engine's info rows (act_rows, the
+play loop's way) as HeuristicAgent.act on the InfoState of the same position (through belote_env.vector.info_row),
+and read only what the seat to act may know (VectorEnv.info_rows)."""
 
 import numpy as np
 import pytest
@@ -29,8 +30,9 @@ def _walk(name, episode, tables=64, steps=300, seed=3, explore=0.3, **overrides)
 
 @pytest.mark.parametrize("episode", ["deal", "game"])
 @pytest.mark.parametrize("name", variant_names())
-def test_kernel_copy_decides_as_act(name, episode, overrides=None):
-    """Every decision of the walk, bidding and play (19,200 per variant and episode kind)."""
+def test_act_rows_decides_as_act(name, episode, overrides=None):
+    """Every decision of the walk, bidding and play (19,200 per variant and episode kind): act_rows on the
+    engine's info rows equals act on the table's InfoState."""
     agent = HeuristicAgent()
     phases = set()
     for venv in _walk(name, episode, **(overrides or {})):
@@ -49,9 +51,10 @@ def test_kernel_copy_decides_as_act(name, episode, overrides=None):
     ("belote_classique", {"declarations": False, "all_trump": False}),
     ("cobrecaf_81", {"rules": "officielles", "no_trump": False, "all_trump": False}),
 ])
-def test_kernel_copy_with_variant_overrides(name, overrides):
-    """Switches read by the copy from the variant's parameters (strains, points, play rules), not the files'."""
-    test_kernel_copy_decides_as_act(name, "deal", overrides)
+def test_act_rows_with_variant_overrides(name, overrides):
+    """Switches read by the kernels from the variant's parameters (strains, points, play rules), not the
+    files'."""
+    test_act_rows_decides_as_act(name, "deal", overrides)
 
 
 @pytest.mark.parametrize("name", ["coinche", "belote_classique", "cobrecaf_81"])
@@ -90,7 +93,7 @@ def test_info_rows_checks_its_input():
     assert venv.info_rows([]).shape == (0, L.NUM_COLUMNS)
 
 
-def test_the_play_loop_uses_the_copy_and_subclasses_keep_act():
+def test_the_play_loop_uses_act_rows_and_subclasses_keep_act():
     """A subclass of HeuristicAgent may change its decisions: it is asked through act, with InfoStates."""
     calls = []
 

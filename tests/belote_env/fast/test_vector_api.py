@@ -11,8 +11,16 @@ import pytest
 
 from belote_env.observation import OBS_SIZE, action_mask, encode
 from belote_env.rules import GameState, IllegalActionError
-from belote_env.variants import load_variant
-from belote_env.vector import SEED_STRIDE, VectorEnv, VectorEnvError, VectorIllegalActionError, table_seed
+from belote_env.variants import load_variant, variant_names
+from belote_env.vector import (
+    NOT_FROM_INFO,
+    SEED_STRIDE,
+    VectorEnv,
+    VectorEnvError,
+    VectorIllegalActionError,
+    info_row,
+    table_seed,
+)
 
 
 def _random_actions(rng, mask):
@@ -207,6 +215,32 @@ def test_info_state_of_a_table():
             venv.info_state(0, bad)
     with pytest.raises(VectorEnvError, match="out of range"):
         venv.info_state(3)
+
+
+@pytest.mark.parametrize("name", variant_names())
+def test_info_row_of_an_info_state_is_the_engines_info_row(name):
+    """info_row(info_state(t)) fills every cell of info_rows([t]) but NOT_FROM_INFO's, at every step of game
+    episodes (bidding, play, declarations, garde and scores carried across deals); the trick cells past
+    TRICK_LEN are the engine's leftovers from the last trick."""
+    from belote_env.fast import layout as L
+
+    skipped = {c for n in NOT_FROM_INFO for c in range(L.COLUMNS[n][0], sum(L.COLUMNS[n]))}
+    keep = np.array([c for c in range(L.NUM_COLUMNS) if c not in skipped and not L.TRICK <= c < L.TRICK + 4])
+    venv = VectorEnv(name, num_tables=8, seed=5, episode="game")
+    _, mask, _ = venv.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(400):
+        rows = venv.info_rows(np.arange(8))
+        for t in range(8):
+            row = info_row(venv.info_state(t))
+            assert row.dtype == np.int64 and row.shape == (L.NUM_COLUMNS,)
+            assert (row[keep] == rows[t][keep]).all(), (t, np.flatnonzero(row != rows[t]))
+            n = row[L.TRICK_LEN]
+            assert (row[L.TRICK:L.TRICK + n] == rows[t][L.TRICK:L.TRICK + n]).all()
+        _, mask, _, _, _, _ = venv.step(_random_actions(rng, mask))
+    other = venv.info_state(0, (int(venv.info_state(0).seat) + 1) % 4)
+    with pytest.raises(ValueError, match="seat to act"):
+        info_row(other)
 
 
 def test_always_passing_tables_are_truncated_after_max_redeals():
