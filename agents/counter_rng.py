@@ -1,6 +1,6 @@
 """Random numbers that belong to a table: counter-based, so no draw depends on which other tables draw too.
 
-Training collection (``agents.training.collection``, ``train.collect``) takes every random decision of a table from
+Training collection (``agents.training.collection``, ``agents.training.ppo.collect``) takes every random decision of a table from
 :func:`keys` ``(key, table, step, stream)``: the run's key (drawn from the collection generator when the
 tables are re-dealt), the table's number in the run (``0 .. num_envs - 1``), the step since then and what the
 number is for (:data:`OPPONENT`, :data:`TEAM`, :data:`SNAPSHOT`, :data:`NETWORK`, :data:`AGENT`,

@@ -6,7 +6,7 @@
 With the network, table count, rollout length and opponent mix of
 ``--config``, each round measures, in fresh processes one after the other:
 
-- this tree's ``train.py``: collection steps/s (``train.collect``: the batched
+- this tree's ``train.py``: collection steps/s (``agents.training.ppo.collect``: the batched
   engine, the network's forward pass and sampling, the fixed opponents through
   the play loop, the trajectory bookkeeping, which since 2026-12-02 holds
   the scan of the network's rows into the rollout buffer; the engine writes the
@@ -50,7 +50,10 @@ MEASURE = r"""
 import inspect, json, sys, time
 import numpy as np, torch
 sys.path.insert(0, ".")
-import train
+try:
+    from agents.training import ppo as train  # the trainer's library; train.py is its command (since 2026-12-07)
+except ImportError:
+    import train  # earlier trees: the trainer was train.py itself
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 from belote_env.variants import load_variant
@@ -62,12 +65,15 @@ if sys.argv[5] == "cpu":  # CPU time of this process: steadier than wall time wh
 args, _, _ = train.parse_args(["--config", config] + (["--num-envs", num_envs] if num_envs != "0" else []))
 torch.set_num_threads(args.torch_threads)
 Collector = getattr(train, "Collector", None) or train.Tables  # named Tables before the layout move
+PolicyValueNet = getattr(train, "PolicyValueNet", None)
+if PolicyValueNet is None:
+    from agents.neural.network import PolicyValueNet
 new = "end_on_redeal" in inspect.signature(Collector).parameters
 
 
 def run(updates, seed):
     torch.manual_seed(seed)
-    net = train.PolicyValueNet(OBS_SIZE, args.hidden_sizes, NUM_ACTIONS, args.activation)
+    net = PolicyValueNet(OBS_SIZE, args.hidden_sizes, NUM_ACTIONS, args.activation)
     if hasattr(train, "adam"):  # the optimizer train.py builds (fused Adam since the sparse first layer)
         opt = train.adam(net, args.learning_rate, eps=1e-5)
     else:
@@ -104,12 +110,17 @@ def run(updates, seed):
 run(1, 0)  # warm-up: imports, numba's cache, allocator, first forward passes
 out = run(updates, seed)
 if bc_decisions and args.bc_agent:
+    from agents.training import behaviour_cloning as bc
     from agents.training.behaviour_cloning import behaviour_clone, record_demonstrations
     t0 = time.perf_counter()
     demo = record_demonstrations(load_variant(args.variant), args.bc_agent, bc_decisions, seed)
     t1 = time.perf_counter()
-    net = train.PolicyValueNet(OBS_SIZE, args.hidden_sizes, NUM_ACTIONS, args.activation)
-    behaviour_clone(net, demo, train.Args(**{**vars(args), "bc_epochs": 1, "progress": False}))
+    net = PolicyValueNet(OBS_SIZE, args.hidden_sizes, NUM_ACTIONS, args.activation)
+    if hasattr(bc, "Fitting"):  # the fit's settings (since 2026-12-07); before, the run's options
+        behaviour_clone(net, demo, bc.Fitting(1, args.bc_batch_size, args.bc_learning_rate, args.bc_value_coef,
+                                              args.max_grad_norm * 10))
+    else:
+        behaviour_clone(net, demo, train.Args(**{**vars(args), "bc_epochs": 1, "progress": False}))
     out["bc_record"] = bc_decisions / (t1 - t0)
     out["bc_clone"] = bc_decisions / (time.perf_counter() - t1)
 print("RESULT " + json.dumps(out))

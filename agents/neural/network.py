@@ -135,7 +135,7 @@ class PolicyValueNet(nn.Module):
         """The weights as the training path reads them, for :meth:`forward_rows` and :meth:`value_rows`
         (``weights=``): the first layer's transposed (a ``(columns, outputs)`` table for ``embedding_bag``) and
         the others in oneDNN's layout (:func:`agents.onednn.pack`). Copies, valid until the weights next
-        change (``train.collect`` reads them at the start of a rollout, during which they do not): about 0.5 ms
+        change (``agents.training.ppo.collect`` reads them at the start of a rollout, during which they do not): about 0.5 ms
         for the default network, once a rollout; packed, oneDNN's products skip a reordering of the weight at
         every call (about 10 µs each at collection's ~100 rows)."""
         packed = [onednn.pack(m.weight) for m in self.trunk[1:] if isinstance(m, nn.Linear)]
@@ -166,7 +166,7 @@ class PolicyValueNet(nn.Module):
         runs on one (:func:`one_thread`).
 
         ``weights``: :meth:`row_weights`, read once by the caller: the training path, :meth:`forward_nonzeros`
-        on the rows' non-zero entries (``train.collect`` calls it on the entries its rollout buffer keeps). The
+        on the rows' non-zero entries (``agents.training.ppo.collect`` calls it on the entries its rollout buffer keeps). The
         first layer sums, row by row, the table's rows of the observation's non-zero entries (about 40 of 853),
         and the other products run on oneDNN (:mod:`agents.neural.onednn`), as in the PPO update, so the
         log-probabilities and values collection records are those the update recomputes, bit for bit.
@@ -185,7 +185,7 @@ class PolicyValueNet(nn.Module):
                          weights: RowWeights) -> tuple[torch.Tensor, torch.Tensor]:
         """:meth:`forward_rows` with ``weights`` (the training path) for ``n`` rows given by their non-zero entries
         ``(indptr from 0, int64 columns, float32 values)``, as the rollout buffer keeps them
-        (``agents.training.collection.Rollout.add_observations``): ``train.collect``'s forward pass, with no dense rows.
+        (``agents.training.collection.Rollout.add_observations``): ``agents.training.ppo.collect``'s forward pass, with no dense rows.
         The batch runs padded to :func:`padded_rows` rows, zero rows past the given ones, which a row's result
         does not depend on (tested against the dense rows, in one batch and one row at a time). ``mask``
         holds at least the ``n`` rows (with ``padded_rows(n)`` rows, used as they are; else copied and padded)."""
@@ -252,7 +252,7 @@ ROW_MULTIPLE, MIN_ROWS = 8, 16
 
 
 def one_thread(fn):
-    """``fn`` run with one torch thread, the caller's count restored afterwards: ``train.collect`` (decorated)
+    """``fn`` run with one torch thread, the caller's count restored afterwards: ``agents.training.ppo.collect`` (decorated)
     stays row-invariant (:meth:`PolicyValueNet.forward_rows`), so a run equals its Ray twin whatever
     ``torch_threads`` gives the PPO update and the evaluations."""
     @functools.wraps(fn)

@@ -13,7 +13,7 @@ docs/notes/training.md).
 
 With torch 2.13, its results do not depend on the batch they come in (each row's sums run in one
 order, for 2 to 3,000 rows; a single row runs another kernel), nor on the thread count, nor on whether the weight was packed beforehand
-(:func:`pack`). So ``train.collect``'s forward pass (one batch a step) and the PPO update's (minibatches of
+(:func:`pack`). So ``agents.training.ppo.collect``'s forward pass (one batch a step) and the PPO update's (minibatches of
 2,048 rows) give the same numbers, bit for bit, and collection stays row-invariant (a Ray run equals the
 local one); ``tests/agents/neural/test_onednn.py`` checks both, and falls back with the product if not.
 

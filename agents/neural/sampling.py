@@ -46,7 +46,7 @@ def sample_actions(probs: torch.Tensor, generator: torch.Generator | None = None
 
 def sample_rows(probs: np.ndarray, logp: np.ndarray, u: np.ndarray, actions: np.ndarray, logp_out: np.ndarray) -> None:
     """:func:`sample_actions` on numpy rows, into ``actions`` (int64), with each drawn action's log-probability
-    (its entry of ``logp``, the rows of :func:`policy_terms`) into ``logp_out``: ``train.collect``'s draws,
+    (its entry of ``logp``, the rows of :func:`policy_terms`) into ``logp_out``: ``agents.training.ppo.collect``'s draws,
     written straight into the rollout buffer."""
     if not (probs.shape == logp.shape and probs.shape[0] == len(u) == len(actions) == len(logp_out)):
         raise ValueError(f"sample_rows: {probs.shape} probabilities, {logp.shape} log-probabilities, {len(u)} "

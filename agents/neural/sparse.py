@@ -10,9 +10,9 @@ gathered once (:func:`nonzeros`, a numba scan) and the layer becomes
 
 The parameters stay those of the ``nn.Linear`` (same ``state_dict``), so checkpoints do not change.
 Results equal the dense layer's up to float rounding (the sums run in another order).
-``train.ppo_update`` and behaviour cloning use it; the speed-up of the whole update is measured by
+``agents.training.ppo.ppo_update`` and behaviour cloning use it; the speed-up of the whole update is measured by
 ``python benchmarks/dev/bench_sparse.py`` (figures in docs/training.md). Collection's forward pass
-(``train.collect``, through ``PolicyValueNet.forward_nonzeros``) runs the same ``embedding_bag`` on the same
+(``agents.training.ppo.collect``, through ``PolicyValueNet.forward_nonzeros``) runs the same ``embedding_bag`` on the same
 entries, as the rollout buffer keeps them, without gradients and without the padding (:func:`csr_rows_linear`;
 :func:`sparse_rows_linear` on dense rows), and the other layers on
 oneDNN as the update does (:mod:`agents.neural.onednn`), so the log-probabilities and values it records are
@@ -288,7 +288,7 @@ def sparse_rows_linear(x: torch.Tensor, table: torch.Tensor, bias: torch.Tensor)
 def csr_rows_linear(indptr: np.ndarray, idx: np.ndarray, val: np.ndarray, rows: int, table: torch.Tensor,
                     bias: torch.Tensor) -> torch.Tensor:
     """:func:`sparse_rows_linear` for a batch of ``rows`` rows given by the non-zero entries of its first ones, row
-    after row (``indptr`` from 0, int64 columns ``idx``, float32 ``val``: ``train.collect``'s rows, as the rollout
+    after row (``indptr`` from 0, int64 columns ``idx``, float32 ``val``: ``agents.training.ppo.collect``'s rows, as the rollout
     buffer keeps them); the rows past them count as zero rows (their outputs are ``bias``: the padding of
     ``PolicyValueNet.forward_nonzeros``, whose results are dropped). ``embedding_bag`` on the rows' entries one
     after the other, with offsets: no padding to the widest row."""

@@ -3,9 +3,9 @@
 :func:`record_demonstrations` plays deals with one agent at the four seats
 and records what each seat saw (observation, mask), did (action) and earned
 (its team's deal reward); :func:`behaviour_clone` fits the policy head by
-masked cross-entropy and the value head by squared error, logging ``bc/*``;
-:func:`warm_start` runs both at the start of a fresh run, or loads the network
-named by ``init_from`` instead.
+masked cross-entropy and the value head by squared error, logging ``bc/*``, as
+a :class:`Fitting` says; :func:`record_and_fit` does both. The trainer
+(``agents.training.ppo.warm_start``) runs them at the start of a fresh run.
 """
 
 from __future__ import annotations
@@ -20,10 +20,7 @@ from tqdm import tqdm
 
 from agents.neural.protocol import mask_logits, training_path
 from agents.training.critic import HIDDEN_SIZE, hidden_features
-from agents.training.evaluation import evaluate, log_eval
 from agents.training.learner import adam
-from agents.training.options import network_config
-from agents.training.runs import init_checkpoint, save_checkpoint
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
@@ -37,6 +34,18 @@ class Demonstrations:
     actions: np.ndarray  # int64 (n,)
     returns: np.ndarray  # float32 (n,): deal_reward of the seat's team for the deal of the decision
     hidden: np.ndarray | None = None  # uint8 (n, 96): the other seats' hands (agents.training.critic), when recorded
+
+
+@dataclass(frozen=True)
+class Fitting:
+    """How :func:`behaviour_clone` fits a network to recorded decisions (train.py's ``bc_*`` options)."""
+
+    epochs: int = 4
+    batch_size: int = 512
+    learning_rate: float = 1e-3  # Adam's, falling linearly to a tenth over the fit
+    value_coef: float = 0.5  # weight of the value loss; 0 = policy only
+    max_grad_norm: float = 5.0  # gradient norm clip, each network on its own
+    progress: bool = False  # tqdm bars of the recording and of the fit
 
 
 RECORD_TABLES = 256  # tables played at once while recording (one act_batch per step)
@@ -105,8 +114,9 @@ def clone_losses(net: nn.Module, obs, mask, actions, returns):
     return (logits, nn.functional.cross_entropy(logits, actions), 0.5 * ((value - returns) ** 2).mean())
 
 
-def behaviour_clone(net: nn.Module, demo: Demonstrations, args, writer=None, critic=None, tag: str = "bc") -> dict:
-    """Fit ``net`` to the demonstrations: masked cross-entropy on the policy head, plus ``bc_value_coef`` times
+def behaviour_clone(net: nn.Module, demo: Demonstrations, fit: Fitting, writer=None, critic=None,
+                    tag: str = "bc") -> dict:
+    """Fit ``net`` to the demonstrations: masked cross-entropy on the policy head, plus ``fit.value_coef`` times
     the squared error of the value head against the deal rewards. 5 % of the decisions (at most 10,000) are
     held out to measure accuracy. Logs ``<tag>/*`` to ``writer`` per epoch; returns the last epoch's figures.
     ``critic``: a central critic (``agents.training.critic``) fitted to the same rewards with ``demo.hidden``."""
@@ -117,33 +127,33 @@ def behaviour_clone(net: nn.Module, demo: Demonstrations, args, writer=None, cri
     obs, mask = training_path(net).dense_batch(demo.obs), torch.from_numpy(demo.mask)  # the mlp: non-zero entries
     actions, returns = torch.from_numpy(demo.actions), torch.from_numpy(demo.returns)
     hidden = torch.from_numpy(demo.hidden) if critic is not None else None
-    optimizer = adam([*net.parameters(), *(critic.parameters() if critic is not None else ())], args.bc_learning_rate)
-    steps_per_epoch = max(1, -(-len(train_idx) // args.bc_batch_size))
-    total = steps_per_epoch * args.bc_epochs
-    bar = tqdm(total=total, unit="batch", dynamic_ncols=True, disable=not args.progress, mininterval=2.0,
+    optimizer = adam([*net.parameters(), *(critic.parameters() if critic is not None else ())], fit.learning_rate)
+    steps_per_epoch = max(1, -(-len(train_idx) // fit.batch_size))
+    total = steps_per_epoch * fit.epochs
+    bar = tqdm(total=total, unit="batch", dynamic_ncols=True, disable=not fit.progress, mininterval=2.0,
                desc="bc: training")
     figures: dict = {}
     step = 0
-    for epoch in range(1, args.bc_epochs + 1):
+    for epoch in range(1, fit.epochs + 1):
         net.train()
         order = train_idx[torch.randperm(len(train_idx))]
         sums = {"loss": 0.0, "policy_loss": 0.0, "value_loss": 0.0, "accuracy": 0.0}
         seen = 0
-        for lo in range(0, len(order), args.bc_batch_size):
+        for lo in range(0, len(order), fit.batch_size):
             # the learning rate falls linearly to a tenth over the warm start
-            optimizer.param_groups[0]["lr"] = args.bc_learning_rate * (1.0 - 0.9 * step / total)
-            mb = order[lo:lo + args.bc_batch_size]
+            optimizer.param_groups[0]["lr"] = fit.learning_rate * (1.0 - 0.9 * step / total)
+            mb = order[lo:lo + fit.batch_size]
             logits, policy_loss, value_loss = clone_losses(net, obs.index_select(0, mb), mask[mb], actions[mb],
                                                            returns[mb])
-            loss = policy_loss + args.bc_value_coef * value_loss
+            loss = policy_loss + fit.value_coef * value_loss
             if critic is not None:
                 critic_loss = 0.5 * ((critic(obs.index_select(0, mb), hidden[mb].float()) - returns[mb]) ** 2).mean()
-                loss = loss + args.bc_value_coef * critic_loss
+                loss = loss + fit.value_coef * critic_loss
                 sums["critic_loss"] = sums.get("critic_loss", 0.0) + critic_loss.item() * len(mb)
             optimizer.zero_grad()
             loss.backward()
             for module in (net, critic) if critic is not None else (net,):  # clipped apart: the critic leaves the
-                nn.utils.clip_grad_norm_(module.parameters(), args.max_grad_norm * 10)  # policy's fit as it is
+                nn.utils.clip_grad_norm_(module.parameters(), fit.max_grad_norm)  # policy's fit as it is
             optimizer.step()
             k = len(mb)
             sums["loss"] += loss.item() * k
@@ -185,59 +195,20 @@ def clone_validation(net, obs, mask, actions, returns) -> dict:
     return out
 
 
-def _record_and_fit(args, variant, net, writer, critic, spec: str, decisions: int, seed: int, tag: str):
-    """Record ``decisions`` decisions of ``spec`` at the four seats and fit ``net`` (and ``critic``) to them
-    (:func:`behaviour_clone`, logged under ``<tag>/``, with ``<tag>/seconds``). Returns the fit's figures, plus
-    ``agreement_before`` (how often ``net`` chose ``spec``'s action, on up to 10,000 decisions drawn at random,
-    before the fit), and the seconds of recording and of fitting."""
+def record_and_fit(variant, net, spec: str, decisions: int, seed: int, sample_seed: int, fit: Fitting, writer,
+                   critic=None, tag: str = "bc"):
+    """Record ``decisions`` decisions of ``spec`` at the four seats (deals from ``seed``) and fit ``net`` (and
+    ``critic``) to them (:func:`behaviour_clone`, logged under ``<tag>/``, with ``<tag>/seconds``). Returns the
+    fit's figures, plus ``agreement_before`` (how often ``net`` chose ``spec``'s action, on up to 10,000
+    decisions drawn from ``sample_seed``, before the fit), and the seconds of recording and of fitting."""
     t0 = time.time()
-    demo = record_demonstrations(variant, spec, decisions, seed=seed, progress=args.progress, hidden=critic is not None)
-    sample = np.sort(np.random.default_rng(args.seed).choice(len(demo.actions), min(10_000, len(demo.actions)),
-                                                             replace=False))
+    demo = record_demonstrations(variant, spec, decisions, seed=seed, progress=fit.progress, hidden=critic is not None)
+    sample = np.sort(np.random.default_rng(sample_seed).choice(len(demo.actions), min(10_000, len(demo.actions)),
+                                                               replace=False))
     before = clone_validation(net, training_path(net).dense_batch(demo.obs[sample]),
                               *(torch.from_numpy(x[sample]) for x in (demo.mask, demo.actions, demo.returns)))
     t_record = time.time() - t0
-    figures = {**behaviour_clone(net, demo, args, writer, critic, tag=tag), "agreement_before": before["val_accuracy"]}
+    figures = {**behaviour_clone(net, demo, fit, writer, critic, tag=tag), "agreement_before": before["val_accuracy"]}
     del demo
     writer.add_scalar(f"{tag}/seconds", time.time() - t0, 0)
     return figures, t_record, time.time() - t0 - t_record
-
-
-def warm_start(args, variant, net, agent, tables, writer, optimizer, eval_on: bool, critic=None, extra=dict) -> None:
-    """The start of a fresh run: ``init_from``'s weights loaded into ``net``, or else the behaviour-cloning phase
-    (record ``bc_agent``, fit ``net`` and ``critic``, a central critic, to the same rewards); then the start is
-    evaluated (logged at step 0) and checkpoint 0 written (with the entries of ``extra()``), so that ``--resume``
-    after it continues with PPO."""
-    t0 = time.time()
-    if args.init_from:
-        ckpt, path = init_checkpoint(args.init_from, args.network, network_config(args))
-        net.load_state_dict({k: t.float() for k, t in ckpt["model"].items()})  # shipped weights are half precision
-        trained = (ckpt.get("trained") or ckpt).get("global_step", "?")
-        print(f"init_from: the network of {path} (global_step {trained} in the run that wrote it; a shipped "
-              f"agent's card gives all its stages)"
-              + ("; the central critic starts untrained" if critic is not None else ""))
-        label = "after init_from"
-    else:
-        figures, t_record, t_fit = _record_and_fit(args, variant, net, writer, critic, args.bc_agent,
-                                                   args.bc_decisions, args.seed * 1_000_003 + 17, "bc")
-        print(f"bc warm start: {args.bc_decisions} decisions of {args.bc_agent} recorded in {t_record:.0f} s, "
-              f"{args.bc_epochs} epochs in {t_fit:.0f} s; held-out accuracy "
-              f"{100 * figures.get('val_accuracy', float('nan')):.1f}% (auction "
-              f"{100 * figures.get('val_accuracy_bidding', float('nan')):.1f}%, card play "
-              f"{100 * figures.get('val_accuracy_play', float('nan')):.1f}%)")
-        label = "after the warm start"
-    if args.expert_agent:  # one step of expert iteration: the network fitted to a (search) agent's decisions
-        figures, t_record, t_fit = _record_and_fit(args, variant, net, writer, critic, args.expert_agent,
-                                                   args.expert_decisions, args.seed * 1_000_003 + 29, "expert")
-        print(f"expert: {args.expert_decisions} decisions of {args.expert_agent} recorded in {t_record:.0f} s (the "
-              f"network chose the same action in {100 * figures['agreement_before']:.1f}% of them), {args.bc_epochs} "
-              f"epochs in {t_fit:.0f} s; held-out accuracy {100 * figures.get('val_accuracy', float('nan')):.1f}%")
-        label = f"after fitting {args.expert_agent}"
-    if eval_on:
-        results = evaluate(agent, variant, args.eval_opponents, args.eval_pairs, args.eval_seed)
-        log_eval(writer, results, 0)
-        print(f"{label}: " + ", ".join(
-            f"vs {k} {100 * r['win_rate']:.1f}% won, {r['mean_diff']:+.1f} pts, took {r['taken_a']}" for k, r in results.items()))
-    save_checkpoint(args, net, optimizer, tables.rng, 0, 0, time.time() - t0, **extra())
-    tables.reset_all()  # what a resumed run does, so that resuming is exact
-    writer.flush()

@@ -5,7 +5,7 @@
 one of its teams: a fixed agent of ``opponent_mix``, a past snapshot of the
 policy from the opponent pool (``agents.training.pool``), or nobody (pure self-play).
 Opponents act through the play loop (``agents.loop.Runner``); the network's
-seats are the runner's ``-1`` seats, played by ``train.collect``.
+seats are the runner's ``-1`` seats, played by ``agents.training.ppo.collect``.
 
 Seeds: when the tables are (re-)dealt (:meth:`Collector.reset_all`, at the start
 and after every checkpoint) one key is drawn from the run's collection RNG;
@@ -142,7 +142,7 @@ ENTRIES_PER_ROW = 64  # the rollout buffer's first room for an observation's non
 
 
 class Rollout:
-    """The network's decisions of one rollout, in the order they were made (``train.collect`` fills it).
+    """The network's decisions of one rollout, in the order they were made (``agents.training.ppo.collect`` fills it).
 
     Observations are kept as their non-zero entries (about 40 of an observation's 853 floats), row after row:
     row ``i``'s columns and values are ``obs_idx`` and ``obs_val`` at ``obs_ptr[i]:obs_ptr[i + 1]``. Collection

@@ -7,7 +7,6 @@ import math
 import time
 from pathlib import Path
 
-import torch
 
 from agents.arena.reports import no_nan
 from agents.files import write_text
@@ -60,28 +59,27 @@ def log_eval(writer, results: dict, global_step: int) -> None:
         writer.add_scalar(f"eval/{tag}/deals_won", r["win_rate"], global_step)
 
 
-def evaluate_checkpoint(spec: str, args, cli: dict) -> dict:
+def evaluate_checkpoint(spec: str, variant: str | None, default_variant: str, opponents: list[str], pairs: int,
+                        seed: int, runs_dir: str | Path, progress: bool = False) -> dict:
     """``--evaluate``: a duplicate table of a saved agent (a checkpoint path or a shipped agent's name) against
-    the opponents, on the variant given on the command line, else the one it was trained on. The JSON goes
-    beside a checkpoint, or for a shipped agent into the runs directory (never into the package)."""
+    ``opponents``, ``pairs`` pairs each from ``seed``, on ``variant`` (given on the command line), else the
+    one it was trained on, else ``default_variant``. The JSON goes beside a checkpoint, or for a shipped agent
+    into ``runs_dir`` (never into the package)."""
     from agents.pretrained import PRETRAINED_DIR, weights_path
 
     path = weights_path(spec)
     ckpt = load_checkpoint(path)
     trained = ckpt.get("args", {}).get("variant") or (ckpt.get("trained") or {}).get("variant")
-    variant_name = cli.get("variant", trained or args.variant)
-    torch.set_num_threads(args.torch_threads)
+    variant_name = variant or trained or default_variant
     agent = load_agent(path)
-    pairs = args.final_eval_pairs or args.eval_pairs
     t0 = time.time()
-    results = evaluate(agent, load_variant(variant_name), args.eval_opponents, pairs, args.eval_seed + 1,
-                       progress=args.progress)
+    results = evaluate(agent, load_variant(variant_name), opponents, pairs, seed, progress=progress)
     print(format_table(results, f"Duplicate evaluation of {spec} ({variant_name}, {pairs} pairs per opponent, "
-                                f"seed {args.eval_seed + 1}, {time.time() - t0:.0f} s):"))
-    summary = {"checkpoint": str(path), "variant": variant_name, "pairs": pairs, "seed": args.eval_seed + 1,
+                                f"seed {seed}, {time.time() - t0:.0f} s):"))
+    summary = {"checkpoint": str(path), "variant": variant_name, "pairs": pairs, "seed": seed,
                "update": ckpt.get("update"), "global_step": ckpt.get("global_step"), "results": results}
     if path.resolve().parent == PRETRAINED_DIR:
-        out = Path(args.runs_dir) / f"{path.stem}.eval.json"
+        out = Path(runs_dir) / f"{path.stem}.eval.json"
         out.parent.mkdir(parents=True, exist_ok=True)
     else:
         out = Path(str(path) + ".eval.json")
@@ -130,34 +128,36 @@ def log_update(writer, global_step: int, lr: float, sps: float, collect_sps: flo
         writer.add_scalar(f"losses/{k}", v, global_step)
 
 
-def final_evaluation(agent, variant, args, writer, update: int, global_step: int, wall: float, stopped_early: bool,
-                     checkpoint: Path) -> dict:
-    """The end-of-run duplicate table (``final_eval_pairs`` pairs, seed ``eval_seed + 1``), logged under
-    ``eval/final_*``, printed, and written with the run's counters to ``runs/<run_name>/final_eval.json``."""
+def final_evaluation(agent, variant, variant_name: str, opponents: list[str], pairs: int, seed: int, run_dir: Path,
+                     writer, update: int, global_step: int, wall: float, stopped_early: bool, checkpoint: Path,
+                     progress: bool = False, plot: bool = False) -> dict:
+    """The end-of-run duplicate table (``pairs`` pairs per opponent from ``seed``; none when ``pairs`` is 0),
+    logged under ``eval/final_*``, printed, and written with the run's counters to ``<run_dir>/final_eval.json``;
+    ``plot``: then the run's curves drawn, their path printed."""
     final = {}
-    if args.final_eval_pairs > 0 and args.eval_opponents:
-        final = evaluate(agent, variant, args.eval_opponents, args.final_eval_pairs, args.eval_seed + 1,
-                         progress=args.progress)
+    if pairs > 0 and opponents:
+        final = evaluate(agent, variant, opponents, pairs, seed, progress=progress)
         log_eval(writer, {f"final_{k}": v for k, v in final.items()}, global_step)
-        print(format_table(final, f"Final duplicate evaluation of {args.run_name} ({args.variant}, "
-                                  f"{args.final_eval_pairs} pairs per opponent, update {update}, step {global_step}):"))
-    summary = {"run_name": args.run_name, "variant": args.variant, "update": update, "global_step": global_step,
+        print(format_table(final, f"Final duplicate evaluation of {run_dir.name} ({variant_name}, "
+                                  f"{pairs} pairs per opponent, update {update}, step {global_step}):"))
+    summary = {"run_name": run_dir.name, "variant": variant_name, "update": update, "global_step": global_step,
                "wall_s": wall, "stopped_early": stopped_early, "checkpoint": str(checkpoint),
-               "eval_seed": args.eval_seed + 1, "results": final}
-    _write_summary(Path(args.runs_dir) / args.run_name / "final_eval.json", summary)
-    print(f"run {args.run_name}: {update} updates, {global_step} steps, {wall / 60:.1f} min; checkpoint {checkpoint}")
-    if args.plot_curves:  # the curves of the run as a PNG, its path printed (train.py --plot)
+               "eval_seed": seed, "results": final}
+    _write_summary(run_dir / "final_eval.json", summary)
+    print(f"run {run_dir.name}: {update} updates, {global_step} steps, {wall / 60:.1f} min; checkpoint {checkpoint}")
+    if plot:  # the curves of the run as a PNG, its path printed (train.py --plot)
         from agents.training.curves import plot_run
 
         writer.flush()
-        print(f"training curves: {plot_run(Path(args.runs_dir) / args.run_name)}")
+        print(f"training curves: {plot_run(run_dir)}")
     return summary
 
 
-def periodic_evaluation(agent, variant, args, writer, global_step: int, write, where: str) -> dict:
-    """The duplicate match of every ``eval_every`` updates (``eval_pairs`` pairs, seed ``eval_seed``), logged
-    under ``eval/<opponent>/`` and reported with ``write`` (the progress bar's)."""
-    results = evaluate(agent, variant, args.eval_opponents, args.eval_pairs, args.eval_seed)
+def periodic_evaluation(agent, variant, opponents: list[str], pairs: int, seed: int, writer, global_step: int,
+                        write, where: str) -> dict:
+    """A duplicate match against each of ``opponents`` (``pairs`` pairs from ``seed``), logged under
+    ``eval/<opponent>/`` at ``global_step`` and reported with ``write`` (the progress bar's) after ``where``."""
+    results = evaluate(agent, variant, opponents, pairs, seed)
     log_eval(writer, results, global_step)
     write(f"{where}: " + ", ".join(f"vs {k} {100 * r['win_rate']:.1f}% won, {r['mean_diff']:+.1f} pts"
                                    for k, r in results.items()))

@@ -1,15 +1,19 @@
 """Options of ``train.py``: the defaults of its dataclass < a YAML file < the command line.
 
 CleanRL keeps its arguments in a dataclass parsed by tyro; here the same kind
-of dataclass (``train.Args``, one documented field per option) is filled from
+of dataclass (:class:`Args`, one documented field per option) is filled from
 a YAML file in ``configs/train/`` and then from the command line, each value
-checked and converted to the field's type, with an error naming the option.
+checked and converted to the field's type, with an error naming the option
+(:func:`parse_args`), then checked as a whole (:func:`validate_train`). The
+trainer (``agents.training.ppo``) is the one reader of an ``Args``: the parts
+it calls take the values they need.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -19,6 +23,98 @@ from agents.training.errors import ConfigError
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "train"
 LIST_FIELDS = {"hidden_sizes": int, "eval_opponents": str}
+
+
+@dataclass
+class Args:
+    """Every option of a training run; YAML keys and ``--dashed-names`` on the command line."""
+
+    # ---- run --------------------------------------------------------------
+    exp_name: str = field(default="train", metadata={"help": "experiment name (the config file's stem when --config is given)"})
+    run_name: str = field(default="", metadata={"help": "directory name under runs_dir; default '<exp_name>_s<seed>'"})
+    runs_dir: str = field(default="runs", metadata={"help": "where run directories (TensorBoard logs, checkpoints) go"})
+    seed: int = field(default=1, metadata={"help": "seed of every RNG of the run"})
+    torch_threads: int = field(default=1, metadata={"help": "torch threads of the update and evaluations (collection "
+                                                    "runs on one); keep 1-2 on a small machine"})
+    device: str = field(default="cpu", metadata={
+        "help": "where the PPO update runs: cpu, cuda, cuda:N, or auto (cuda when there is one); collection and "
+                "evaluation always play on a CPU copy"})
+    variant: str = field(default="coinche", metadata={"help": "variant name in configs/variants/ or path of a variant YAML"})
+    max_minutes: float = field(default=0.0, metadata={"help": "stop (with a checkpoint) after this many minutes; 0 = no cap"})
+    ray_workers: int = field(default=0, metadata={"help": "collect on K Ray rollout actors (agents.training.ray_rollouts); 0 = here"})
+    ray_address: str = field(default="", metadata={"help": "Ray cluster to join ('auto', host:port); empty = a local Ray"})
+    # ---- collection -------------------------------------------------------
+    total_timesteps: int = field(default=2_000_000, metadata={"help": "decisions played at all tables (all seats) over the run"})
+    num_envs: int = field(default=128, metadata={"help": "tables played at once (one batched forward pass per step)"})
+    num_steps: int = field(default=64, metadata={"help": "steps of every table per rollout (one update per rollout)"})
+    opponent_mix: dict = field(default_factory=lambda: {"random": 0.2, "heuristic": 0.3}, metadata={
+        "help": "fraction of tables where one team (drawn at random) is a fixed agent, per agent spec "
+                "(agents.make_agent: random, heuristic, a checkpoint path); the other tables are self-play. "
+                "Command line: --opponent-mix random=0.2 heuristic=0.3"})
+    pool_fraction: float = field(default=0.0, metadata={
+        "help": "fraction of tables where one team (drawn at random) is a past snapshot of the policy, drawn "
+                "uniformly from the opponent pool (agents.training.pool); with opponent_mix, fractions sum to at most 1; 0 = off"})
+    pool_size: int = field(default=5, metadata={"help": "snapshots kept in the opponent pool (the oldest leaves)"})
+    pool_every: int = field(default=10, metadata={"help": "updates between two snapshots joining the opponent pool"})
+    end_on_redeal: bool = field(default=True, metadata={
+        "help": "an all-pass deal ends the training episode with reward 0 instead of redealing "
+                "(stops tables where every seat passes from looping without a reward)"})
+    # ---- network ----------------------------------------------------------
+    network: str = field(default="mlp", metadata={
+        "help": "the policy-value network: mlp (built in) or module:Class of your own code (docs/training.md, "
+                "*Your own network*)"})
+    network_kwargs: dict = field(default_factory=dict, metadata={
+        "help": "keyword arguments of the network (YAML mapping; command line: --network-kwargs width=64 "
+                "layers=2); mlp takes its sizes from hidden_sizes and activation"})
+    hidden_sizes: list = field(default_factory=lambda: [256, 256], metadata={
+        "help": "hidden layer sizes of the mlp network and of the central critic"})
+    activation: str = field(default="relu", metadata={"help": "relu or tanh"})
+    central_critic: bool = field(default=False, metadata={
+        "help": "advantages from a critic MLP (same sizes) that also sees the other seats' hands (agents.training.critic); "
+                "the policy and every agent built from a checkpoint see only the observation"})
+    # ---- PPO --------------------------------------------------------------
+    learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate"})
+    anneal_lr: bool = field(default=True, metadata={"help": "anneal the learning rate linearly to 0"})
+    gamma: float = field(default=1.0, metadata={"help": "discount along a seat's decisions (deals are short: 1.0)"})
+    gae_lambda: float = field(default=0.95, metadata={"help": "GAE lambda"})
+    num_minibatches: int = field(default=4, metadata={"help": "minibatches per epoch"})
+    update_epochs: int = field(default=4, metadata={"help": "epochs over each rollout"})
+    norm_adv: bool = field(default=False, metadata={
+        "help": "normalise advantages per minibatch (off: deal rewards are already about [-1, 1], and normalising "
+                "near-zero advantages of all-pass deals drove the policy to a deterministic all-pass)"})
+    clip_coef: float = field(default=0.2, metadata={"help": "PPO clipping coefficient"})
+    clip_vloss: bool = field(default=True, metadata={"help": "clip the value loss as in PPO's reference code"})
+    ent_coef: float = field(default=0.01, metadata={"help": "entropy bonus coefficient"})
+    vf_coef: float = field(default=0.5, metadata={"help": "value loss coefficient"})
+    max_grad_norm: float = field(default=0.5, metadata={"help": "gradient norm clip"})
+    target_kl: float = field(default=0.0, metadata={"help": "stop the epochs of an update above this approx KL; 0 = off"})
+    # ---- behaviour-cloning warm start ------------------------------------
+    bc_agent: str = field(default="", metadata={
+        "help": "agent spec (heuristic, a checkpoint path) to imitate before PPO starts: its decisions at all four "
+                "seats train the policy head (masked cross-entropy) and its deal rewards the value head; "
+                "empty = no warm start. Fresh runs only: --resume continues PPO from the checkpoint"})
+    init_from: str = field(default="", metadata={
+        "help": "start from this checkpoint's or shipped agent's network (ppo_coinche) instead of a warm start, e.g. "
+                "to train a trained agent further; its network and config must be the run's; fresh runs only"})
+    bc_decisions: int = field(default=200_000, metadata={"help": "decisions of bc_agent recorded for the warm start"})
+    expert_agent: str = field(default="", metadata={"help": "then fit the net to this agent's decisions as bc_* does"})
+    expert_decisions: int = field(default=200_000, metadata={"help": "decisions of expert_agent recorded"})
+    bc_epochs: int = field(default=4, metadata={"help": "epochs over the recorded decisions"})
+    bc_batch_size: int = field(default=512, metadata={"help": "minibatch size of the warm start"})
+    bc_learning_rate: float = field(default=1e-3, metadata={"help": "Adam learning rate of the warm start"})
+    bc_value_coef: float = field(default=0.5, metadata={
+        "help": "weight of the value loss (deal reward of the recorded trajectories) in the warm start; 0 = policy only"})
+    # ---- evaluation and checkpoints --------------------------------------
+    eval_every: int = field(default=10, metadata={"help": "evaluate every N updates; 0 = only at the end"})
+    eval_pairs: int = field(default=200, metadata={"help": "duplicate pairs per opponent at each evaluation"})
+    eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"], metadata={"help": "agent specs for agents.make_agent"})
+    eval_seed: int = field(default=12345, metadata={"help": "seed of the evaluation deals (the same at every evaluation)"})
+    final_eval_pairs: int = field(default=500, metadata={"help": "duplicate pairs per opponent in the final table; 0 = none"})
+    checkpoint_every: int = field(default=10, metadata={"help": "write a checkpoint every N updates (and at the end)"})
+    keep_checkpoints: int = field(default=3, metadata={"help": "how many ckpt_*.pt files to keep (latest.pt is always kept)"})
+    progress: bool = field(default=True, metadata={"help": "show a tqdm progress bar"})
+    plot_curves: bool = field(default=False, metadata={"help": "draw <run>/training_curves.png at the end; print its path"})
+
 
 
 def opponent_mix(value) -> dict:

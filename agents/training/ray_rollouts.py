@@ -1,7 +1,7 @@
 """Training collection on Ray: ``train.py --ray-workers K [--ray-address ADDR]``.
 
-:class:`RayCollector` stands in for ``Collector`` (``agents.training.collection``) and ``train.collect``:
-``K`` rollout actors (one CPU each) each run ``train.py``'s own collection
+:class:`RayCollector` stands in for ``Collector`` (``agents.training.collection``) and ``agents.training.ppo.collect``:
+``K`` rollout actors (one CPU each) each run the trainer's own collection
 (``Collector`` on a :class:`~belote_env.vector.VectorEnv`, ``collect``) on their
 share of the ``num_envs`` tables with a CPU copy of the policy. Every update
 the learner (the driver, on its own device) sends the weights once
@@ -26,8 +26,9 @@ which re-deals its tables from another key and plays its share of the
 rollout again; the run goes on (its results then differ from an
 uninterrupted run's, as any re-dealt cards would).
 
-``train.py`` itself is sent to the actors by value (cloudpickle), so the
-workers need the ``agents`` and ``belote_env`` packages but not the script.
+The module of the collection function (``agents.training.ppo``) is sent to
+the actors by value (cloudpickle), so the workers need the ``agents`` and
+``belote_env`` packages but not ``train.py``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ import time
 import numpy as np
 
 from agents.training.collection import Collector, Rollout
-from agents.training.options import network_config
 
 BUFFER_FIELDS = ("obs", "mask", "actions", "logprobs", "values", "rewards", "dones", "next_value", "next_index")
 PLAIN_FIELDS = BUFFER_FIELDS[2:]  # sent as they are; observations and masks are compacted (pack_rollout)
@@ -153,28 +153,30 @@ class RolloutWorker:
 
 class RayCollector:
     """``K`` rollout actors standing in for a :class:`~agents.training.collection.Collector` (``rng``,
-    ``reset_all``) and for ``collect``, ``train.py``'s collection function, which every actor runs on its tables
-    (sent with its module by value: the actors need no ``train.py``)."""
+    ``reset_all``) and for ``collect``, the trainer's collection function, which every actor runs on its tables
+    (sent with its module by value)."""
 
-    def __init__(self, collect, args, variant, rng: np.random.Generator):
+    def __init__(self, collect, variant, num_envs: int, opponent_mix: dict, rng: np.random.Generator,
+                 end_on_redeal: bool, network: str, net_config: dict, num_steps: int, workers: int, address: str = ""):
+        """``workers`` actors share ``num_envs`` tables (``opponent_mix`` and ``end_on_redeal`` as the local
+        ``Collector``'s), each playing ``num_steps`` steps a rollout with a ``network`` built from ``net_config``;
+        ``address``: the Ray cluster to join, empty for a local Ray."""
         import ray
 
         from agents.arena.ray_tasks import connect
 
-        k = args.ray_workers
-        connect(args.ray_address or None, num_cpus=None if args.ray_address else max(k, os.cpu_count() or 1))
+        k = workers
+        connect(address or None, num_cpus=None if address else max(k, os.cpu_count() or 1))
         module = sys.modules[collect.__module__]
         if module.__name__ != "__main__":  # (a __main__ script's functions go by value anyway)
-            ray.cloudpickle.register_pickle_by_value(module)  # actors need no train.py on their path
+            ray.cloudpickle.register_pickle_by_value(module)  # the actors get the trainer as it is here
         self.ray = ray
         self.rng = rng
-        self.num_steps = args.num_steps
-        self.table_ids = [a.tolist() for a in np.array_split(np.arange(args.num_envs), k)]  # actor i: a_i .. b_i - 1
+        self.num_steps = num_steps
+        self.table_ids = [a.tolist() for a in np.array_split(np.arange(num_envs), k)]  # actor i: a_i .. b_i - 1
         self.key = 0
-        net_config = network_config(args)
         self._spawn = lambda i: ray.remote(num_cpus=1, max_restarts=0)(RolloutWorker).remote(
-            collect, variant, self.table_ids[i], dict(args.opponent_mix), args.end_on_redeal, args.network, net_config,
-            args.num_steps)
+            collect, variant, self.table_ids[i], dict(opponent_mix), end_on_redeal, network, net_config, num_steps)
         self.actors = [self._spawn(i) for i in range(k)]
         self.replaced = 0  # actors that died and were replaced
         self.worker_sps: list[float] = [0.0] * k
@@ -195,7 +197,7 @@ class RayCollector:
         self.ray.get(self.actors[i].reset.remote(key))
 
     def collect(self, net, buf, num_steps: int, stats: dict, writer=None, global_step: int = 0) -> None:
-        """One rollout of every actor with ``net``'s weights, merged into ``buf``; ``stats`` as ``train.collect``.
+        """One rollout of every actor with ``net``'s weights, merged into ``buf``; ``stats`` as ``agents.training.ppo.collect``.
         With ``writer``: each actor's steps/s (``charts/worker_SPS/<k>``) and the replacements so far."""
         from ray.exceptions import RayActorError
 

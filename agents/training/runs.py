@@ -9,7 +9,6 @@ resumed run continues bit for bit), and :func:`init_checkpoint` (``--init-from``
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import fcntl
 import os
 import random
@@ -69,9 +68,9 @@ class RunInterrupted(Exception):
     """SIGINT or SIGTERM stopped the run at a checkpoint (``where``: which); ``exit_status`` is 128 + the signal's
     number. The message says how to continue the run."""
 
-    def __init__(self, signum: int, where: str, args):
+    def __init__(self, signum: int, where: str, run_dir: Path):
         super().__init__(f"{signal.Signals(signum).name}: stopped after {where}; continue with: python train.py "
-                         f"--resume --run-name {args.run_name} --runs-dir {args.runs_dir}")
+                         f"--resume --run-name {run_dir.name} --runs-dir {run_dir.parent}")
         self.exit_status = 128 + signum
 
 
@@ -121,17 +120,20 @@ def run_command(main, argv=None) -> int:
     return 0
 
 
-def checkpoint_dir(args) -> Path:
-    return Path(args.runs_dir) / args.run_name / "checkpoints"
+def checkpoint_dir(run_dir: Path) -> Path:
+    """Where the run in ``run_dir`` (``<runs_dir>/<run_name>``) keeps its checkpoints."""
+    return Path(run_dir) / "checkpoints"
 
 
-def save_checkpoint(args, net, optimizer, collect_rng, update: int, global_step: int, elapsed: float, **extra) -> Path:
-    """Everything a run needs to continue exactly: written to ``ckpt_<update>.pt`` and ``latest.pt``.
-    ``extra``: more entries (train.py's central critic and opponent pool)."""
+def save_checkpoint(run_dir: Path, options: dict, keep: int, net, optimizer, collect_rng, update: int,
+                    global_step: int, elapsed: float, **extra) -> Path:
+    """Everything a run needs to continue exactly: written to ``ckpt_<update>.pt`` and ``latest.pt`` in the
+    run's checkpoint folder, the ``keep`` newest ``ckpt_*.pt`` kept. ``options``: the run's options (saved as
+    ``args``, what ``--resume`` continues with). ``extra``: more entries (the central critic, the opponent pool)."""
     ckpt = checkpoint_dict(
         net,
         optimizer=optimizer.state_dict(),
-        args=dataclasses.asdict(args),
+        args=options,
         update=update,
         global_step=global_step,
         elapsed_s=elapsed,
@@ -139,28 +141,28 @@ def save_checkpoint(args, net, optimizer, collect_rng, update: int, global_step:
              "collect": collect_rng.bit_generator.state},
         **extra,
     )
-    d = checkpoint_dir(args)
+    d = checkpoint_dir(run_dir)
     path = d / f"ckpt_{update:07d}.pt"
     try:
         d.mkdir(parents=True, exist_ok=True)
         atomic_save(ckpt, path)
         atomic_save(ckpt, d / "latest.pt")
-        for old in sorted(d.glob("ckpt_*.pt"))[:-args.keep_checkpoints]:
+        for old in sorted(d.glob("ckpt_*.pt"))[:-keep]:
             old.unlink()
     except OSError as e:
-        kept = latest_checkpoint(args)
+        kept = latest_checkpoint(run_dir)
         raise RunWriteError(f"cannot write the checkpoint of update {update} in {d}: {e.strerror or e}; "
                             + (f"the last one kept is {kept.name} (--resume continues from it)" if kept else
                                "no checkpoint of this run is kept")) from None
     return path
 
 
-def prepare_checkpoints(args, newest: Path | None = None) -> None:
+def prepare_checkpoints(run_dir: Path, newest: Path | None = None) -> None:
     """Before the first update (the run folder held): the checkpoint folder can be made and written
     (RunWriteError otherwise). On resume from ``newest``, the temporary files of a write that was killed are
     removed and ``latest.pt`` becomes a copy of ``newest`` (a run killed between the two writes of its last
     checkpoint has an older ``latest.pt``)."""
-    d = checkpoint_dir(args)
+    d = checkpoint_dir(run_dir)
     check_writable(d, "checkpoint folder", RunWriteError)
     if newest is None:
         return
@@ -180,23 +182,25 @@ def _np_set_global_state(s: dict) -> None:
     np.random.set_state((s["kind"], s["keys"].numpy().astype(np.uint32), s["pos"], s["has_gauss"], s["gauss"]))
 
 
-def latest_checkpoint(args) -> Path | None:
-    found = sorted(checkpoint_dir(args).glob("ckpt_*.pt"))
+def latest_checkpoint(run_dir: Path) -> Path | None:
+    """The newest ``ckpt_*.pt`` of the run in ``run_dir``, or None."""
+    found = sorted(checkpoint_dir(run_dir).glob("ckpt_*.pt"))
     return found[-1] if found else None
 
 
-def free_run_name(args, announce: bool = False) -> str:
-    """``args.run_name`` if that run has no checkpoint, else the first ``<run_name>_<k>`` (k = 2, 3, ...) whose
-    directory does not exist (``announce``: print that choice)."""
-    if latest_checkpoint(args) is None:
-        return args.run_name
+def free_run_name(runs_dir: str | Path, run_name: str, announce: bool = False) -> str:
+    """``run_name`` if that run (in ``runs_dir``) has no checkpoint, else the first ``<run_name>_<k>`` (k = 2,
+    3, ...) whose directory does not exist (``announce``: print that choice)."""
+    runs_dir = Path(runs_dir)
+    if latest_checkpoint(runs_dir / run_name) is None:
+        return run_name
     k = 2
-    while (Path(args.runs_dir) / f"{args.run_name}_{k}").exists():
+    while (runs_dir / f"{run_name}_{k}").exists():
         k += 1
-    name = f"{args.run_name}_{k}"
+    name = f"{run_name}_{k}"
     if announce:
-        print(f"run {args.run_name!r} already has checkpoints (pass --resume to continue it); "
-              f"this run is {name!r}: {Path(args.runs_dir) / name}")
+        print(f"run {run_name!r} already has checkpoints (pass --resume to continue it); "
+              f"this run is {name!r}: {runs_dir / name}")
     return name
 
 
@@ -224,13 +228,13 @@ def init_checkpoint(spec: str, network: str, net_config: dict) -> tuple[dict, Pa
 RESUME_ENTRIES = ("args", "optimizer", "update", "global_step", "rng")
 
 
-def resume_checkpoint(args, cli_overrides: dict | None = None) -> tuple[dict, Path, dict]:
-    """The latest training checkpoint of the run, its path, and the options to continue with (the saved ones,
-    overridden by those given on the command line); ConfigError when there is none or it holds weights only."""
-
-    path = latest_checkpoint(args)
+def resume_checkpoint(run_dir: Path, cli_overrides: dict | None = None) -> tuple[dict, Path, dict]:
+    """The latest training checkpoint of the run in ``run_dir``, its path, and the options to continue with (the
+    saved ones, overridden by those given on the command line); ConfigError when there is none or it holds
+    weights only."""
+    path = latest_checkpoint(run_dir)
     if path is None:
-        raise ConfigError(f"--resume: no checkpoint in {checkpoint_dir(args)}; start the run without --resume")
+        raise ConfigError(f"--resume: no checkpoint in {checkpoint_dir(run_dir)}; start the run without --resume")
     ckpt = load_checkpoint(path)
     missing = [k for k in RESUME_ENTRIES if k not in ckpt]
     if missing:

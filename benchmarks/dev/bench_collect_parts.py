@@ -1,9 +1,9 @@
-"""Where a step of ``train.collect`` goes, and what each part costs when it runs alone.
+"""Where a step of ``ppo.collect`` goes, and what each part costs when it runs alone.
 
     python benchmarks/dev/bench_collect_parts.py [--config configs/train/coinche.yaml] [--num-envs N] [--rounds 5]
                                              [--clock cpu]
 
-``train.collect`` times four parts of every step (its ``timing``): the engine's step (env), the
+``ppo.collect`` times four parts of every step (its ``timing``): the engine's step (env), the
 network's forward pass and sampling (forward), the fixed opponents (opponents) and the rest
 (bookkeeping: which tables the network plays, the copy of their rows into the rollout buffer,
 the links between decisions, rewards, episode ends). For each round this plays one rollout of the
@@ -51,7 +51,7 @@ def _repeat(fn, times: int, clock) -> float:
 
 def forward_alone(net, weights, buf, steps: int, times: int, clock) -> float:
     """Mean over ``steps`` steps of the rollout in ``buf`` of the median seconds of their batch's forward pass and
-    sampling, repeated (``train.collect``'s calls)."""
+    sampling, repeated (``ppo.collect``'s calls)."""
     import torch
 
     from agents.neural.network import padded_rows
@@ -119,31 +119,31 @@ def main() -> None:
     clock = time.process_time if ns.clock == "cpu" else time.perf_counter
 
     import torch
-
-    import train
-    from agents.neural.network import PolicyValueNet
     from bench_train import aec_rate
+
+    from agents.neural.network import PolicyValueNet
+    from agents.training import ppo
     from belote_env.observation import OBS_SIZE
     from belote_env.rules.actions import NUM_ACTIONS
     from belote_env.variants import load_variant
 
     argv = ["--config", str(ROOT / ns.config)] + (["--num-envs", str(ns.num_envs)] if ns.num_envs else [])
-    args, _, _ = train.parse_args(argv)
-    torch.set_num_threads(1)  # collection's (train.collect runs on one thread)
+    args, _, _ = ppo.parse_args(argv)
+    torch.set_num_threads(1)  # collection's (ppo.collect runs on one thread)
     torch.manual_seed(0)
     net = PolicyValueNet(OBS_SIZE, args.hidden_sizes, NUM_ACTIONS, args.activation).eval()
     variant = load_variant(args.variant)
-    tables = train.Collector(variant, args.num_envs, args.opponent_mix, np.random.default_rng(0), args.end_on_redeal)
-    buf = train.Rollout(args.num_envs * args.num_steps)
+    tables = ppo.Collector(variant, args.num_envs, args.opponent_mix, np.random.default_rng(0), args.end_on_redeal)
+    buf = ppo.Rollout(args.num_envs * args.num_steps)
     stats = {"return_team0": [], "return_team1": []}
     if ns.clock == "cpu":
-        train.time.perf_counter = time.process_time  # collect's own timing, on the same clock
-    train.collect(net, tables, buf, args.num_steps, stats)  # warm-up: numba's cache, allocator, first passes
+        ppo.time.perf_counter = time.process_time  # collect's own timing, on the same clock
+    ppo.collect(net, tables, buf, args.num_steps, stats)  # warm-up: numba's cache, allocator, first passes
     rows = []
     with torch.no_grad():
         for r in range(ns.rounds):
             timing = {}
-            train.collect(net, tables, buf, args.num_steps, stats, timing)
+            ppo.collect(net, tables, buf, args.num_steps, stats, timing)
             loop = {k: timing[k] / args.num_steps for k in PARTS}
             alone = {"forward": forward_alone(net, net.row_weights(), buf, 8, 20, clock),
                      "env": env_alone(variant, args.num_envs, args.end_on_redeal, 64, r, clock),

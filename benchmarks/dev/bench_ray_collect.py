@@ -23,11 +23,13 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+from common import fmt  # noqa: E402
 
-import train  # noqa: E402
+from agents.neural.network import PolicyValueNet  # noqa: E402
+from agents.training import ppo  # noqa: E402
+from agents.training.options import network_config  # noqa: E402
 from agents.training.ray_rollouts import BUFFER_FIELDS, RayCollector  # noqa: E402
 from belote_env.variants import load_variant  # noqa: E402
-from common import fmt  # noqa: E402
 
 
 def main() -> None:
@@ -49,11 +51,13 @@ def main() -> None:
     for r in range(ns.repeats):
         for k in ns.workers:
             extra = ["--num-envs", str(k * ns.tables_per_worker)] if ns.tables_per_worker else []
-            args, _, _ = train.parse_args(["--config", ns.config, "--ray-workers", str(k), "--ray-address", ns.address,
+            args, _, _ = ppo.parse_args(["--config", ns.config, "--ray-workers", str(k), "--ray-address", ns.address,
                                            *extra])
-            net = train.PolicyValueNet(hidden_sizes=args.hidden_sizes)
-            collector = RayCollector(train.collect, args, load_variant(args.variant), np.random.default_rng(r))
-            buf = train.Rollout(args.num_envs * args.num_steps)
+            net = PolicyValueNet(hidden_sizes=args.hidden_sizes)
+            collector = RayCollector(ppo.collect, load_variant(args.variant), args.num_envs, args.opponent_mix,
+                                     np.random.default_rng(r), args.end_on_redeal, args.network,
+                                     network_config(args), args.num_steps, args.ray_workers, args.ray_address)
+            buf = ppo.Rollout(args.num_envs * args.num_steps)
             collector.collect(net, buf, args.num_steps, {})  # warm-up: actors import torch and numba
             t0 = time.perf_counter()
             for _ in range(ns.updates):

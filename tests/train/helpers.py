@@ -26,14 +26,14 @@ def run_train_here(*args: str) -> str:
 
     import torch
 
-    import train
+    from agents.training import ppo
     from agents.training.runs import run_command
 
     threads = torch.get_num_threads()
     out, err = io.StringIO(), io.StringIO()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            status = run_command(train.main, list(map(str, args)))
+            status = run_command(ppo.main, list(map(str, args)))
     finally:
         torch.set_num_threads(threads)
     assert status == 0, f"train.py {' '.join(map(str, args))} failed:\n{out.getvalue()[-3000:]}\n{err.getvalue()[-3000:]}"
@@ -46,13 +46,13 @@ def train_command(*args: str, capsys) -> tuple[int, str, str]:
     start-up. Returns ``(status, stdout, stderr)``; torch's thread count is restored."""
     import torch
 
-    import train
+    from agents.training import ppo
     from agents.training.runs import run_command
 
     threads = torch.get_num_threads()
     capsys.readouterr()
     try:
-        status = run_command(train.main, list(map(str, args)))
+        status = run_command(ppo.main, list(map(str, args)))
     finally:
         torch.set_num_threads(threads)
     out, err = capsys.readouterr()

@@ -9,20 +9,21 @@ import numpy as np
 import pytest
 import torch
 
-from .helpers import REPO, run_train_here
-
 from agents.training import behaviour_cloning as bc
+from agents.training.curves import read_scalars
+
+from .helpers import REPO, run_train_here
 
 BC_OPTIONS = ["--config", "configs/train/tiny.yaml", "--bc-agent", "heuristic", "--bc-decisions", "3000",
               "--bc-epochs", "2", "--bc-batch-size", "256", "--keep-checkpoints", "20", "--final-eval-pairs", "0"]
 
 
 def test_demonstrations_are_legal_and_carry_the_team_rewards():
-    import train
+    from agents.training import ppo
     from belote_env.variants import load_variant
 
     demo = bc.record_demonstrations(load_variant("coinche"), "heuristic", 2000, seed=5)
-    assert demo.obs.shape == (2000, train.OBS_SIZE) and demo.obs.dtype == np.float32
+    assert demo.obs.shape == (2000, ppo.OBS_SIZE) and demo.obs.dtype == np.float32
     assert np.all(demo.mask[np.arange(2000), demo.actions] == 1)
     assert (demo.actions >= 32).any() and (demo.actions < 32).any()  # auction and card play both recorded
     assert np.abs(demo.returns).max() > 0 and np.abs(demo.returns).max() <= 2.0
@@ -34,17 +35,16 @@ def test_demonstrations_are_legal_and_carry_the_team_rewards():
 
 
 def test_cloning_fits_the_demonstrator():
-    import train
     from agents.neural.network import PolicyValueNet
     from belote_env.variants import load_variant
 
     torch.manual_seed(0)
     demo = bc.record_demonstrations(load_variant("coinche"), "heuristic", 4000, seed=1)
     net = PolicyValueNet(hidden_sizes=[64])
-    args = train.Args(bc_agent="heuristic", bc_epochs=4, bc_batch_size=128, progress=False)
+    fit = bc.Fitting(epochs=4, batch_size=128)
     before = bc.clone_validation(net, torch.from_numpy(demo.obs), torch.from_numpy(demo.mask),
                                   torch.from_numpy(demo.actions), torch.from_numpy(demo.returns))
-    figures = bc.behaviour_clone(net, demo, args)
+    figures = bc.behaviour_clone(net, demo, fit)
     # an untrained net agrees with the heuristic on forced moves only (~5 % of its bids)
     assert before["val_accuracy_bidding"] < 0.2 and before["val_accuracy"] < 0.55
     assert figures["val_accuracy_bidding"] > 0.5 and figures["val_accuracy"] > before["val_accuracy"] + 0.1
@@ -52,21 +52,20 @@ def test_cloning_fits_the_demonstrator():
 
 
 def test_bc_option_errors():
-    import train
+    from agents.training import ppo
 
-    with pytest.raises(train.ConfigError, match="bc_decisions"):
-        train.parse_args(["--config", "configs/train/tiny.yaml", "--bc-agent", "heuristic", "--bc-decisions", "0"])
-    with pytest.raises(train.ConfigError, match="bc_learning_rate"):
-        train.parse_args(["--config", "configs/train/tiny.yaml", "--bc-agent", "heuristic", "--bc-learning-rate", "0"])
+    with pytest.raises(ppo.ConfigError, match="bc_decisions"):
+        ppo.parse_args(["--config", "configs/train/tiny.yaml", "--bc-agent", "heuristic", "--bc-decisions", "0"])
+    with pytest.raises(ppo.ConfigError, match="bc_learning_rate"):
+        ppo.parse_args(["--config", "configs/train/tiny.yaml", "--bc-agent", "heuristic", "--bc-learning-rate", "0"])
 
 
 def test_warm_started_run_logs_bc_and_resumes_exactly_after_it(tmp_path):
-    import train
 
     runs = tmp_path / "runs"
     out = run_train_here(*BC_OPTIONS, "--runs-dir", str(runs), "--run-name", "bc")
     assert "bc warm start: 3000 decisions of heuristic" in out and "after the warm start" in out
-    scalars = train.read_scalars(runs / "bc")
+    scalars = read_scalars(runs / "bc")
     for tag in ("bc/loss", "bc/accuracy", "bc/val_accuracy", "bc/val_accuracy_bidding", "bc/value_loss"):
         assert tag in scalars, f"{tag} missing"
     assert scalars["bc/accuracy"][0].tolist() == [1, 2]  # one point per epoch
@@ -88,32 +87,32 @@ def test_warm_started_run_logs_bc_and_resumes_exactly_after_it(tmp_path):
 
 
 def test_default_run_name_moves_to_the_next_free_one(tmp_path, capsys):
-    import train
+    from agents.training import ppo
 
     opts = ["--config", "configs/train/tiny.yaml", "--total-timesteps", "512", "--eval-every", "0",
             "--final-eval-pairs", "0", "--runs-dir", str(tmp_path)]
-    args, ns, cli = train.parse_args(opts)
+    args, ns, cli = ppo.parse_args(opts)
     assert not ns.run_name_given and args.run_name == "tiny_s3"
-    train.train(args, cli_overrides=cli, auto_run_name=True)
+    ppo.train(args, cli_overrides=cli, auto_run_name=True)
     (tmp_path / "tiny_s3_2").mkdir()  # an existing directory is never reused
-    args, ns, cli = train.parse_args(opts)
-    summary = train.train(args, cli_overrides=cli, auto_run_name=True)
+    args, ns, cli = ppo.parse_args(opts)
+    summary = ppo.train(args, cli_overrides=cli, auto_run_name=True)
     assert summary["run_name"] == "tiny_s3_3" and list((tmp_path / "tiny_s3_3" / "checkpoints").glob("ckpt_*.pt"))
     assert "this run is 'tiny_s3_3'" in capsys.readouterr().out
     # --resume without --run-name continues the default name
-    args, ns, cli = train.parse_args([*opts, "--total-timesteps", "1024"])
-    summary = train.train(args, resume=True, cli_overrides=cli, auto_run_name=True)
+    args, ns, cli = ppo.parse_args([*opts, "--total-timesteps", "1024"])
+    summary = ppo.train(args, resume=True, cli_overrides=cli, auto_run_name=True)
     assert summary["run_name"] == "tiny_s3" and summary["update"] == 2
     # an explicit run name keeps the refusal
-    args, ns, cli = train.parse_args([*opts, "--run-name", "tiny_s3"])
+    args, ns, cli = ppo.parse_args([*opts, "--run-name", "tiny_s3"])
     assert ns.run_name_given
-    with pytest.raises(train.ConfigError, match="already has checkpoints"):
-        train.train(args, cli_overrides=cli, auto_run_name=not ns.run_name_given)
+    with pytest.raises(ppo.ConfigError, match="already has checkpoints"):
+        ppo.train(args, cli_overrides=cli, auto_run_name=not ns.run_name_given)
     assert json.loads((tmp_path / "tiny_s3" / "final_eval.json").read_text())["update"] == 2
 
 
 def test_init_from_starts_from_a_trained_network_instead_of_the_warm_start(tmp_path, tiny_run):
-    import train
+    from agents.training import ppo
 
     runs = tmp_path / "runs"
     first = tmp_path / "init.pt"
@@ -130,13 +129,13 @@ def test_init_from_starts_from_a_trained_network_instead_of_the_warm_start(tmp_p
     run_train_here(*BC_OPTIONS, "--runs-dir", str(runs), "--run-name", "b", "--resume", "--total-timesteps", "2560")
     assert torch.load(runs / "b" / "checkpoints" / "latest.pt", weights_only=True)["update"] == 5
     # a shipped agent by name; sizes that do not match, and missing files, are refused before anything is written
-    args, _, _ = train.parse_args(["--config", "configs/train/tiny.yaml", "--hidden-sizes", "256", "256",
+    args, _, _ = ppo.parse_args(["--config", "configs/train/tiny.yaml", "--hidden-sizes", "256", "256",
                                    "--init-from", "ppo_coinche"])
     assert args.init_from == "ppo_coinche"
-    with pytest.raises(train.ConfigError, match=r"'hidden_sizes': \[256, 256\].*this run's is mlp .*'hidden_sizes': \[32\]"):
-        train.parse_args(["--config", "configs/train/tiny.yaml", "--init-from", "ppo_coinche"])
-    with pytest.raises(train.ConfigError, match="neither a checkpoint file nor a shipped agent"):
-        train.parse_args(["--config", "configs/train/tiny.yaml", "--init-from", str(tmp_path / "no.pt")])
+    with pytest.raises(ppo.ConfigError, match=r"'hidden_sizes': \[256, 256\].*this run's is mlp .*'hidden_sizes': \[32\]"):
+        ppo.parse_args(["--config", "configs/train/tiny.yaml", "--init-from", "ppo_coinche"])
+    with pytest.raises(ppo.ConfigError, match="neither a checkpoint file nor a shipped agent"):
+        ppo.parse_args(["--config", "configs/train/tiny.yaml", "--init-from", str(tmp_path / "no.pt")])
 
 
 def test_expert_agent_fits_the_init_network_to_the_experts_decisions(tmp_path, tiny_run):
@@ -157,12 +156,12 @@ def test_expert_agent_fits_the_init_network_to_the_experts_decisions(tmp_path, t
     assert any(not torch.equal(t, start["model"][k]) for k, t in trained.items())  # fitted, not just loaded
     assert {"expert/val_accuracy", "expert/policy_loss", "expert/seconds"} <= set(read_scalars(runs / "x"))
     with pytest.raises(Exception, match="expert_decisions"):
-        import train
+        from agents.training import ppo
 
-        train.validate(train.parse_args(["--config", "configs/train/tiny.yaml", "--expert-agent", "heuristic",
-                                         "--expert-decisions", "0"])[0])
+        ppo.parse_args(["--config", "configs/train/tiny.yaml", "--expert-agent", "heuristic",
+                        "--expert-decisions", "0"])
     with pytest.raises(Exception, match="expert_agent"):
-        train.parse_args(["--config", "configs/train/tiny.yaml", "--expert-agent", "nobody"])
+        ppo.parse_args(["--config", "configs/train/tiny.yaml", "--expert-agent", "nobody"])
 
 
 def test_bench_clone_fits_each_network_for_the_same_seconds():

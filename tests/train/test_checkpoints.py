@@ -12,11 +12,11 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import train
 from agents.errors import CheckpointError
-from agents.neural.network import PolicyValueNet
-from agents.neural.checkpoint import checkpoint_dict, load_checkpoint, weights_digest
 from agents.neural.agent import load_agent
+from agents.neural.checkpoint import checkpoint_dict, load_checkpoint, weights_digest
+from agents.neural.network import PolicyValueNet
+from agents.training import ppo
 
 
 def _save(obj, path: Path) -> Path:
@@ -97,14 +97,14 @@ def test_missing_digest_in_the_current_format(tmp_path):
 
 
 def test_resume_from_a_weights_only_checkpoint_says_so(tmp_path):
-    args = train.Args(run_name="weights_only", runs_dir=str(tmp_path))
-    d = train.checkpoint_dir(args)
+    args = ppo.Args(run_name="weights_only", runs_dir=str(tmp_path))
+    d = ppo.checkpoint_dir(ppo.run_dir_of(args))
     d.mkdir(parents=True)
     _save(checkpoint_dict(PolicyValueNet(hidden_sizes=[8])), d / "ckpt_0000001.pt")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with pytest.raises(train.ConfigError, match="weights only .*--evaluate"):
-            train.train(args, resume=True)
+        with pytest.raises(ppo.ConfigError, match="weights only .*--evaluate"):
+            ppo.train(args, resume=True)
 
 
 def test_the_digest_reads_a_tensor_of_any_strides():

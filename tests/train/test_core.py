@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-import train
 from agents.errors import CheckpointError
-from agents.neural.agent import load_agent, NeuralAgent
-from agents.neural.network import PolicyValueNet
+from agents.neural.agent import NeuralAgent, load_agent
 from agents.neural.checkpoint import checkpoint_dict
+from agents.neural.network import PolicyValueNet
+from agents.training import ppo
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
@@ -34,7 +34,7 @@ def test_masked_policy_never_picks_an_illegal_action():
 
 
 def test_gae_follows_each_seat_trajectory():
-    buf = train.Rollout(6)
+    buf = ppo.Rollout(6)
     # seat A decides at 0, 2, 4 (deal ends after 4, reward 1); seat B at 1, 3 (cut by the rollout end, bootstrap 0.5)
     buf.size = 5
     buf.values[:5] = [0.1, 0.2, 0.3, 0.4, 0.5]
@@ -43,7 +43,7 @@ def test_gae_follows_each_seat_trajectory():
     buf.rewards[:5] = [0, 0, 0, 0, 1.0]
     buf.dones[:5] = [False, False, False, False, True]
     gamma, lam = 0.9, 0.8
-    adv, ret = train.compute_gae(buf, gamma, lam)
+    adv, ret = ppo.compute_gae(buf, gamma, lam)
     d4 = 1.0 - 0.5
     d2 = gamma * 0.5 - 0.3
     d0 = gamma * 0.3 - 0.1
@@ -57,16 +57,16 @@ def test_gae_follows_each_seat_trajectory():
 def test_options_yaml_then_command_line(tmp_path):
     cfg = tmp_path / "c.yaml"
     cfg.write_text("num_envs: 8\nnum_steps: 4\ntotal_timesteps: 64\nopponent_mix: {random: 0.5}\n")
-    args, _, cli = train.parse_args(["--config", str(cfg), "--num-envs", "4", "--opponent-mix", "heuristic=0.25"])
+    args, _, cli = ppo.parse_args(["--config", str(cfg), "--num-envs", "4", "--opponent-mix", "heuristic=0.25"])
     assert (args.num_envs, args.num_steps, args.exp_name, args.run_name) == (4, 4, "c", "c_s1")
     assert args.opponent_mix == {"heuristic": 0.25} and cli == {"num_envs": 4, "opponent_mix": {"heuristic": 0.25}}
-    with pytest.raises(train.ConfigError, match="opponent_mix"):
-        train.parse_args(["--opponent-mix", "random=0.8", "heuristic=0.5"])
-    with pytest.raises(train.ConfigError, match="'num_envs' takes a int"):
+    with pytest.raises(ppo.ConfigError, match="opponent_mix"):
+        ppo.parse_args(["--opponent-mix", "random=0.8", "heuristic=0.5"])
+    with pytest.raises(ppo.ConfigError, match="'num_envs' takes a int"):
         cfg.write_text("num_envs: many\n")
-        train.parse_args(["--config", str(cfg)])
-    with pytest.raises(train.ConfigError, match="below one rollout"):
-        train.parse_args(["--total-timesteps", "10"])
+        ppo.parse_args(["--config", str(cfg)])
+    with pytest.raises(ppo.ConfigError, match="below one rollout"):
+        ppo.parse_args(["--total-timesteps", "10"])
 
 
 def _save(obj, path):

@@ -6,9 +6,10 @@ weights of a plain run, bit for bit), and devices that are not available are ref
 import pytest
 import torch
 
-from agents.training.learner import Learner
 from agents.training.errors import ConfigError
+from agents.training.learner import Learner
 from agents.training.options import learner_device
+
 from .helpers import train_command
 
 
@@ -29,23 +30,23 @@ def test_cuda_without_a_gpu_is_refused_before_the_run(tmp_path, capsys):
 
 
 def test_a_learner_apart_from_its_players_trains_the_same_weights(tmp_path, monkeypatch):
-    import train
+    from agents.training import ppo
 
     args = ["--config", "configs/train/tiny.yaml", "--total-timesteps", str(3 * 512), "--eval-every", "2",
             "--final-eval-pairs", "2", "--central-critic", "--runs-dir", str(tmp_path)]
     threads = torch.get_num_threads()
     try:
-        plain, _, _ = train.parse_args([*args, "--run-name", "plain"])
-        train.train(plain)
+        plain, _, _ = ppo.parse_args([*args, "--run-name", "plain"])
+        ppo.train(plain)
 
         class Apart(Learner):  # what --device cuda does, with the "device" on the CPU
             def __init__(self, *a, **k):
                 super().__init__(*a, **k)
                 self.apart = True
 
-        monkeypatch.setattr(train, "Learner", Apart)
-        apart, _, _ = train.parse_args([*args, "--run-name", "apart"])
-        train.train(apart)
+        monkeypatch.setattr(ppo, "Learner", Apart)
+        apart, _, _ = ppo.parse_args([*args, "--run-name", "apart"])
+        ppo.train(apart)
     finally:
         torch.set_num_threads(threads)
     a = torch.load(tmp_path / "plain" / "checkpoints" / "latest.pt", weights_only=True)

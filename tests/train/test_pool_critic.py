@@ -5,31 +5,33 @@ import numpy as np
 import pytest
 import torch
 
-import train
+from agents.neural.agent import load_agent
+from agents.neural.network import PolicyValueNet
+from agents.training import ppo
 from agents.training.collection import POOL, Collector
 from agents.training.critic import HIDDEN_SIZE, hand_bits, hidden_features
-from agents.neural.network import PolicyValueNet
-from agents.neural.agent import load_agent
+from agents.training.curves import read_scalars
 from agents.training.pool import OpponentPool
 from belote_env.variants import load_variant
 from belote_env.vector import VectorEnv
+
 from .helpers import kill_after_first_checkpoint, run_train_here
 
 TINY = ["--config", "configs/train/tiny.yaml", "--eval-every", "0", "--final-eval-pairs", "0"]
 
 
 def test_options_are_checked_before_the_run(tmp_path):
-    args, _, _ = train.parse_args([*TINY, "--pool-fraction", "0.5", "--opponent-mix", "random=0.5", "--central-critic"])
+    args, _, _ = ppo.parse_args([*TINY, "--pool-fraction", "0.5", "--opponent-mix", "random=0.5", "--central-critic"])
     assert (args.pool_fraction, args.pool_size, args.pool_every, args.central_critic) == (0.5, 5, 10, True)
-    defaults, _, _ = train.parse_args(TINY)
+    defaults, _, _ = ppo.parse_args(TINY)
     assert (defaults.pool_fraction, defaults.central_critic) == (0.0, False)
     for bad, match in ((["--pool-fraction", "1.5"], "pool_fraction"), (["--pool-fraction", "-0.1"], "pool_fraction"),
                        (["--pool-fraction", "0.6"], "sum to at most 1"),  # tiny.yaml's opponent_mix is 0.5
                        (["--pool-size", "0"], "pool_size"), (["--pool-every", "0"], "pool_every"),
                        (["--pool-fraction", "0.2", "--ray-workers", "2"], "not supported with ray_workers"),
                        (["--central-critic", "--ray-workers", "2"], "central_critic not supported")):
-        with pytest.raises(train.ConfigError, match=match):
-            train.parse_args([*TINY, *bad, "--runs-dir", str(tmp_path)])
+        with pytest.raises(ppo.ConfigError, match=match):
+            ppo.parse_args([*TINY, *bad, "--runs-dir", str(tmp_path)])
     assert not any(tmp_path.iterdir())
 
 
@@ -104,14 +106,14 @@ def test_the_policy_acts_without_the_hidden_hands(monkeypatch):
     change); the critic does read them."""
     torch.manual_seed(0)
     net = PolicyValueNet(hidden_sizes=[16])
-    critic = train.CentralCritic(net.obs_size, [16])
+    critic = ppo.CentralCritic(net.obs_size, [16])
 
     def run(features):
-        monkeypatch.setattr(train, "hidden_features", features)
+        monkeypatch.setattr(ppo, "hidden_features", features)
         torch.manual_seed(1)
         tables = Collector(load_variant("coinche"), 8, {"heuristic": 0.5}, np.random.default_rng(3))
-        buf = train.Rollout(8 * 48, HIDDEN_SIZE)
-        train.collect(net, tables, buf, 48, {"return_team0": [], "return_team1": []}, critic=critic)
+        buf = ppo.Rollout(8 * 48, HIDDEN_SIZE)
+        ppo.collect(net, tables, buf, 48, {"return_team0": [], "return_team1": []}, critic=critic)
         return buf
 
     true = run(hidden_features)
@@ -136,14 +138,14 @@ def test_pool_and_critic_resume_exactly_and_agents_load_the_policy_only(tmp_path
     for a, b in [(cut["model"], whole["model"]), (cut["critic"]["model"], whole["critic"]["model"]),
                  *zip(cut["pool"]["weights"], whole["pool"]["weights"])]:
         assert all(torch.equal(a[k], b[k]) for k in b)
-    assert train.read_scalars(runs / "whole")["charts/pool_size"][1].tolist()[:4] == [0, 1, 1, 2]
+    assert read_scalars(runs / "whole")["charts/pool_size"][1].tolist()[:4] == [0, 1, 1, 2]
     # the agent of a central-critic checkpoint is the policy network alone: observation and mask in, action out
     agent = load_agent(runs / "whole" / "checkpoints" / "latest.pt")
     assert type(agent.net) is PolicyValueNet and set(agent.net.state_dict()) == set(whole["model"])
-    with pytest.raises(train.ConfigError, match="central_critic"):
-        args, _, cli = train.parse_args([*options, "--runs-dir", str(runs), "--run-name", "whole", "--total-timesteps",
+    with pytest.raises(ppo.ConfigError, match="central_critic"):
+        args, _, cli = ppo.parse_args([*options, "--runs-dir", str(runs), "--run-name", "whole", "--total-timesteps",
                                          str(14 * 512), "--no-central-critic"])
-        train.train(args, resume=True, cli_overrides=cli)
+        ppo.train(args, resume=True, cli_overrides=cli)
 
 
 def test_the_options_leave_the_warm_start_as_it_was(tmp_path):

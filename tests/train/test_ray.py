@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 import torch
 
+from agents.neural.network import PolicyValueNet
+
 from .helpers import REPO, kill_after_first_checkpoint, run_train, run_train_here, train_command
 
 LOCAL = ["--config", "configs/train/tiny.yaml", "--total-timesteps", str(8 * 512), "--eval-every", "0",
@@ -70,14 +72,17 @@ def test_killed_ray_run_resumes_exactly(tmp_path, ray_module):
 
 def test_a_dead_actor_is_replaced_and_collection_goes_on(ray_module):
     sys.path.insert(0, str(REPO))
-    import train
+    from agents.training import ppo
+    from agents.training.options import network_config
     from agents.training.ray_rollouts import RayCollector
     from belote_env.variants import load_variant
 
-    args, _, _ = train.parse_args(["--config", "configs/train/tiny.yaml", "--ray-workers", "2"])
-    net = train.PolicyValueNet(hidden_sizes=args.hidden_sizes)
-    collector = RayCollector(train.collect, args, load_variant(args.variant), np.random.default_rng(0))
-    buf = train.Rollout(args.num_envs * args.num_steps)
+    args, _, _ = ppo.parse_args(["--config", "configs/train/tiny.yaml", "--ray-workers", "2"])
+    net = PolicyValueNet(hidden_sizes=args.hidden_sizes)
+    collector = RayCollector(ppo.collect, load_variant(args.variant), args.num_envs, args.opponent_mix,
+                             np.random.default_rng(0), args.end_on_redeal, args.network, network_config(args),
+                             args.num_steps, args.ray_workers, args.ray_address)
+    buf = ppo.Rollout(args.num_envs * args.num_steps)
     stats = {"return_team0": [], "return_team1": []}
     collector.collect(net, buf, args.num_steps, stats)
     _check_buffer(buf)

@@ -4,6 +4,8 @@ import json
 
 import numpy as np
 
+from agents.training.curves import read_scalars
+
 from .helpers import run_train_here, train_command
 
 
@@ -20,10 +22,9 @@ def test_tiny_run_writes_logs_checkpoints_and_final_table(tiny_run):
 
 
 def test_tensorboard_has_the_documented_series(tiny_run):
-    import train
 
     run_dir, _ = tiny_run
-    scalars = train.read_scalars(run_dir)
+    scalars = read_scalars(run_dir)
     for tag in ("charts/SPS", "charts/episodic_return_team0", "charts/episodic_return_team1",
                 "losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl",
                 "losses/clipfrac", "losses/explained_variance",
@@ -37,7 +38,7 @@ def test_tensorboard_has_the_documented_series(tiny_run):
 
 def test_checkpoint_loads_as_an_agent_and_in_the_registry(tiny_run):
     from agents import make_agent
-    from agents.neural.agent import load_agent, NeuralAgent
+    from agents.neural.agent import NeuralAgent, load_agent
     from belote_env.observation import action_mask, encode
     from belote_env.rules.game import GameState
     from belote_env.variants import load_variant

@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 import torch
 
-import train
 from agents.neural import onednn
-from agents.training.collection import Collector
+from agents.neural.network import PolicyValueNet
 from agents.neural.sampling import policy_terms
-from agents.training.ray_rollouts import BUFFER_FIELDS, merge_rollouts, pack_rollout
 from agents.neural.sparse import SparseObs
+from agents.training import ppo
+from agents.training.collection import Collector
+from agents.training.ray_rollouts import BUFFER_FIELDS, merge_rollouts, pack_rollout
 from belote_env.variants import load_variant
 
 STEPS, ROLLOUTS, KEY = 24, 3, 77
@@ -22,9 +23,9 @@ def _collect(ids, net, mix):
     tables = Collector(load_variant("coinche"), len(ids), mix, np.random.default_rng(0), True, table_ids=list(ids), key=KEY)
     out = []
     for _ in range(ROLLOUTS):
-        buf = train.Rollout(len(ids) * STEPS)
+        buf = ppo.Rollout(len(ids) * STEPS)
         stats = {"return_team0": [], "return_team1": []}
-        train.collect(net, tables, buf, STEPS, stats)
+        ppo.collect(net, tables, buf, STEPS, stats)
         out.append((buf, stats))
     return out
 
@@ -32,13 +33,13 @@ def _collect(ids, net, mix):
 @pytest.mark.parametrize("hidden", [[256, 256], [32]])
 def test_split_tables_collect_the_same_rollouts(hidden, one_thread):
     torch.manual_seed(0)
-    net = train.PolicyValueNet(hidden_sizes=hidden)
+    net = PolicyValueNet(hidden_sizes=hidden)
     net.eval()
     mix = {"random": 0.3, "heuristic": 0.3}
     whole = _collect(range(12), net, mix)
     halves = [_collect(range(0, 5), net, mix), _collect(range(5, 12), net, mix)]
     for r, (buf, stats) in enumerate(whole):
-        merged = train.Rollout(12 * STEPS)
+        merged = ppo.Rollout(12 * STEPS)
         merge_rollouts([pack_rollout(h[r][0], h[r][0].size) for h in halves], merged)
         n = buf.size
         assert merged.size == n > 0 and merged.per_step == buf.per_step
@@ -57,7 +58,7 @@ def test_split_tables_collect_the_same_rollouts(hidden, one_thread):
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "row_weights"])
 def test_forward_rows_does_not_depend_on_the_batch(one_thread, sparse):
     torch.manual_seed(1)
-    net = train.PolicyValueNet()
+    net = PolicyValueNet()
     weights = net.row_weights() if sparse else None
     x = torch.rand(300, net.obs_size) * (torch.rand(300, net.obs_size) < 0.05)
     x[7] = 0  # a row without entries
@@ -79,7 +80,7 @@ def test_forward_rows_on_the_row_weights_is_the_dense_pass_up_to_rounding(one_th
     gives the dense layers' numbers up to float rounding; the weights are copies, read once (weights changed
     afterwards are not seen)."""
     torch.manual_seed(2)
-    net = train.PolicyValueNet()
+    net = PolicyValueNet()
     x = torch.rand(100, net.obs_size) * (torch.rand(100, net.obs_size) < 0.05)
     mask = torch.ones(100, net.num_actions, dtype=torch.bool)
     weights = net.row_weights()
@@ -100,7 +101,7 @@ def test_collection_records_the_numbers_the_update_recomputes(one_thread):
     so the log-probabilities and values it records are those the PPO update computes from the rollout, bit for
     bit: the first minibatch's ratio is exactly 1."""
     torch.manual_seed(3)
-    net = train.PolicyValueNet()
+    net = PolicyValueNet()
     buf = _collect(range(12), net, {"random": 0.3, "heuristic": 0.3})[0][0]
     n = buf.size
     rows = torch.randperm(n)[:n // 2]  # a minibatch
@@ -116,13 +117,13 @@ def test_collection_records_the_numbers_the_update_recomputes(one_thread):
 
 
 def test_collection_runs_on_one_thread_whatever_the_update_uses():
-    """torch_threads > 1 speeds the PPO update; collection still runs on one thread (train.collect is wrapped in
+    """torch_threads > 1 speeds the PPO update; collection still runs on one thread (ppo.collect is wrapped in
     agents.neural.network.one_thread), where forward_rows is row-invariant, so the split still equals the whole."""
     threads = torch.get_num_threads()
     torch.set_num_threads(2)
     try:
         torch.manual_seed(0)
-        net = train.PolicyValueNet(hidden_sizes=[32])
+        net = PolicyValueNet(hidden_sizes=[32])
         net.eval()
         seen = []
         forward = net.forward_nonzeros  # collection's forward pass
@@ -135,7 +136,7 @@ def test_collection_runs_on_one_thread_whatever_the_update_uses():
         whole = _collect(range(12), net, {"heuristic": 0.5})
         halves = [_collect(range(0, 5), net, {"heuristic": 0.5}), _collect(range(5, 12), net, {"heuristic": 0.5})]
         assert seen and set(seen) == {1} and torch.get_num_threads() == 2
-        merged = train.Rollout(12 * STEPS)
+        merged = ppo.Rollout(12 * STEPS)
         merge_rollouts([pack_rollout(h[0][0], h[0][0].size) for h in halves], merged)
         n = whole[0][0].size
         for name in BUFFER_FIELDS:
@@ -147,11 +148,11 @@ def test_collection_runs_on_one_thread_whatever_the_update_uses():
 def test_forward_nonzeros_is_forward_rows_bit_for_bit(one_thread):
     """Collection's forward pass on the rows' non-zero entries (as the rollout buffer keeps them) gives
     forward_rows' numbers on the dense rows, bit for bit, whatever the padding rows hold."""
-    from agents.training.collection import Rollout
     from agents.neural.network import padded_rows
+    from agents.training.collection import Rollout
 
     torch.manual_seed(3)
-    net = train.PolicyValueNet()
+    net = PolicyValueNet()
     weights = net.row_weights()
     x = (torch.rand(120, net.obs_size) * (torch.rand(120, net.obs_size) < 0.05)).numpy()
     mask = torch.rand(120, net.num_actions) < 0.3

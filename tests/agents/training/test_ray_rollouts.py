@@ -5,29 +5,31 @@ the actors)."""
 import numpy as np
 import pytest
 
-from agents.training.ray_rollouts import BUFFER_FIELDS, pack_rollout, packed_bytes, unpack_rollout
+from agents.neural.network import PolicyValueNet
 from agents.neural.sparse import from_csr, to_csr
+from agents.training.collection import Rollout
+from agents.training.ray_rollouts import BUFFER_FIELDS, pack_rollout, packed_bytes, unpack_rollout
 
 
 def _collected_rollout():
-    import train
+    from agents.training import ppo
     from agents.training.collection import Collector
     from belote_env.variants import load_variant
 
-    args, _, _ = train.parse_args(["--config", "configs/train/tiny.yaml"])
+    args, _, _ = ppo.parse_args(["--config", "configs/train/tiny.yaml"])
     tables = Collector(load_variant(args.variant), args.num_envs, dict(args.opponent_mix), np.random.default_rng(3),
                     args.end_on_redeal)
-    buf = train.Rollout(args.num_envs * args.num_steps)
-    train.collect(train.PolicyValueNet(hidden_sizes=args.hidden_sizes), tables, buf, args.num_steps,
+    buf = ppo.Rollout(args.num_envs * args.num_steps)
+    ppo.collect(PolicyValueNet(hidden_sizes=args.hidden_sizes), tables, buf, args.num_steps,
                   {"return_team0": [], "return_team1": []})
-    return train, buf
+    return buf
 
 
 def test_a_packed_rollout_unpacks_to_the_same_buffer_and_is_smaller():
-    train, buf = _collected_rollout()
+    buf = _collected_rollout()
     n = buf.size
     part = pack_rollout(buf, n)
-    other = train.Rollout(2 * n + 5)
+    other = Rollout(2 * n + 5)
     other.add_observations(0, np.ones((2 * n + 5, other.obs_size), dtype=np.float32), np.arange(2 * n + 5))
     other.mask[:] = True  # stale values must be overwritten
     assert unpack_rollout(part, other, 5) == n
