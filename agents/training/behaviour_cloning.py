@@ -52,7 +52,7 @@ RECORD_TABLES = 256  # tables played at once while recording (one act_batch per 
 
 
 def record_demonstrations(variant, spec: str, decisions: int, seed: int, progress: bool = False,
-                          hidden: bool = False) -> Demonstrations:
+                          hidden: bool = False, searched_only: bool = False) -> Demonstrations:
     """Play deals with the agent ``spec`` at all four seats and record its first ``decisions`` decisions.
 
     Deals are played ``RECORD_TABLES`` at a time by the play loop (:class:`agents.loop.Runner` on a
@@ -61,6 +61,8 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
     a deal that ends in a redeal (everyone passed) gives 0, as in training with ``end_on_redeal``.
     Decisions of deals still in progress when the recording is full keep return 0 (at most one deal per table).
     ``hidden``: also record the other seats' hands at each decision (for a central critic, ``agents.training.critic``).
+    ``searched_only``: for an agent that says which decisions it searches (``searches(info)``: ``pimc``,
+    ``search``), record only those (the others are its base policy's); every decision for other agents.
     """
     from agents.loop import MAX_REDEALS, Runner
     from agents.registry import make_agent
@@ -80,19 +82,30 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
     seats = np.zeros(decisions, dtype=np.int64)
     deal_rows: list[list[int]] = [[] for _ in range(n_tables)]
     actions = np.zeros(n_tables, dtype=np.int64)
+    searches = getattr(agent, "searches", None) if searched_only else None
     obs, mask, seat = venv.reset()
-    n = 0
+    n, idle = 0, 0
     bar = tqdm(total=decisions, unit="decision", unit_scale=True, dynamic_ncols=True, disable=not progress,
                mininterval=2.0, desc=f"bc: recording {spec}")
     while n < decisions:
         runner.actions(obs, mask, seat, actions)
-        k = min(n_tables, decisions - n)  # the last step records the first tables only
+        if searches is None:
+            tables = np.arange(min(n_tables, decisions - n))  # the last step records the first tables only
+        else:
+            tables = np.array([t for t in range(n_tables) if searches(venv.info_state(t))], dtype=np.int64)
+            tables = tables[:decisions - n]
+            idle = 0 if len(tables) else idle + 1
+            if idle > 10_000:
+                raise ValueError(f"{spec} searched no decision in 10,000 steps of {n_tables} tables; record it "
+                                 "without searched_only")
+        k = len(tables)
         rows = slice(n, n + k)
-        demo.obs[rows], demo.mask[rows], demo.actions[rows], seats[rows] = obs[:k], mask[:k], actions[:k], seat[:k]
+        demo.obs[rows], demo.mask[rows], demo.actions[rows], seats[rows] = (obs[tables], mask[tables],
+                                                                            actions[tables], seat[tables])
         if hidden:
-            demo.hidden[rows] = hidden_features(venv, np.arange(k), seat[:k])
-        for t in range(k):
-            deal_rows[t].append(n + t)
+            demo.hidden[rows] = hidden_features(venv, tables, seat[tables])
+        for j, t in enumerate(tables.tolist()):
+            deal_rows[t].append(n + j)
         n += k
         obs, mask, seat, rewards, _, info = venv.step(actions)
         for t in np.flatnonzero(info["outcome"] >= 0).tolist():  # deals that ended (0 reward after all-pass)
@@ -115,10 +128,11 @@ def clone_losses(net: nn.Module, obs, mask, actions, returns):
 
 
 def behaviour_clone(net: nn.Module, demo: Demonstrations, fit: Fitting, writer=None, critic=None,
-                    tag: str = "bc") -> dict:
+                    tag: str = "bc", step0: int = 0) -> dict:
     """Fit ``net`` to the demonstrations: masked cross-entropy on the policy head, plus ``fit.value_coef`` times
     the squared error of the value head against the deal rewards. 5 % of the decisions (at most 10,000) are
-    held out to measure accuracy. Logs ``<tag>/*`` to ``writer`` per epoch; returns the last epoch's figures.
+    held out to measure accuracy. Logs ``<tag>/*`` to ``writer`` per epoch (at step ``step0 + epoch``); returns
+    the last epoch's figures.
     ``critic``: a central critic (``agents.training.critic``) fitted to the same rewards with ``demo.hidden``."""
     n = len(demo.actions)
     perm = torch.randperm(n)
@@ -168,7 +182,7 @@ def behaviour_clone(net: nn.Module, demo: Demonstrations, fit: Fitting, writer=N
                                         returns[val_idx]))
         if writer is not None:
             for k, v in figures.items():
-                writer.add_scalar(f"{tag}/{k}", v, epoch)
+                writer.add_scalar(f"{tag}/{k}", v, step0 + epoch)
         bar.set_postfix({"loss": f"{figures['loss']:.3f}", "val_acc": f"{figures.get('val_accuracy', 0):.3f}"},
                         refresh=False)
     bar.close()
@@ -196,19 +210,24 @@ def clone_validation(net, obs, mask, actions, returns) -> dict:
 
 
 def record_and_fit(variant, net, spec: str, decisions: int, seed: int, sample_seed: int, fit: Fitting, writer,
-                   critic=None, tag: str = "bc"):
-    """Record ``decisions`` decisions of ``spec`` at the four seats (deals from ``seed``) and fit ``net`` (and
-    ``critic``) to them (:func:`behaviour_clone`, logged under ``<tag>/``, with ``<tag>/seconds``). Returns the
-    fit's figures, plus ``agreement_before`` (how often ``net`` chose ``spec``'s action, on up to 10,000
-    decisions drawn from ``sample_seed``, before the fit), and the seconds of recording and of fitting."""
+                   critic=None, tag: str = "bc", step0: int = 0, searched_only: bool = False):
+    """Record ``decisions`` decisions of ``spec`` at the four seats (deals from ``seed``; ``searched_only``: only
+    those it searches, :func:`record_demonstrations`) and fit ``net`` (and ``critic``) to them
+    (:func:`behaviour_clone`, logged under ``<tag>/`` from step ``step0``, with ``<tag>/seconds`` and
+    ``<tag>/agreement_before`` at ``step0``). Returns the fit's figures, plus ``agreement_before`` (how often
+    ``net`` chose ``spec``'s action, on up to 10,000 decisions drawn from ``sample_seed``, before the fit), and
+    the seconds of recording and of fitting."""
     t0 = time.time()
-    demo = record_demonstrations(variant, spec, decisions, seed=seed, progress=fit.progress, hidden=critic is not None)
+    demo = record_demonstrations(variant, spec, decisions, seed=seed, progress=fit.progress, hidden=critic is not None,
+                                 searched_only=searched_only)
     sample = np.sort(np.random.default_rng(sample_seed).choice(len(demo.actions), min(10_000, len(demo.actions)),
                                                                replace=False))
     before = clone_validation(net, training_path(net).dense_batch(demo.obs[sample]),
                               *(torch.from_numpy(x[sample]) for x in (demo.mask, demo.actions, demo.returns)))
     t_record = time.time() - t0
-    figures = {**behaviour_clone(net, demo, fit, writer, critic, tag=tag), "agreement_before": before["val_accuracy"]}
+    figures = {**behaviour_clone(net, demo, fit, writer, critic, tag=tag, step0=step0),
+               "agreement_before": before["val_accuracy"]}
     del demo
-    writer.add_scalar(f"{tag}/seconds", time.time() - t0, 0)
+    writer.add_scalar(f"{tag}/seconds", time.time() - t0, step0)
+    writer.add_scalar(f"{tag}/agreement_before", figures["agreement_before"], step0)
     return figures, t_record, time.time() - t0 - t_record

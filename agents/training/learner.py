@@ -41,6 +41,13 @@ class Learner:
                 if torch.is_tensor(value):
                     state[key] = value.to(self.device)
 
+    def from_players(self) -> None:
+        """The CPU copies' weights into the learner's networks (after the copies were fitted apart, as by an expert
+        step mid-run); nothing on the CPU."""
+        for play, learn in ((self.play_net, self.net), (self.play_critic, self.critic)):
+            if play is not None and play is not learn:
+                learn.load_state_dict({k: v.to(self.device) for k, v in play.state_dict().items()})
+
     def sync(self) -> None:
         """The learner's weights into the CPU copies (nothing on the CPU: they are the same networks)."""
         for play, learn in ((self.play_net, self.net), (self.play_critic, self.critic)):

@@ -97,8 +97,16 @@ class Args:
         "help": "start from this checkpoint's or shipped agent's network (ppo_coinche) instead of a warm start, e.g. "
                 "to train a trained agent further; its network and config must be the run's; fresh runs only"})
     bc_decisions: int = field(default=200_000, metadata={"help": "decisions of bc_agent recorded for the warm start"})
-    expert_agent: str = field(default="", metadata={"help": "then fit the net to this agent's decisions as bc_* does"})
+    expert_agent: str = field(default="", metadata={
+        "help": "then fit the net to this agent's decisions as bc_* does (expert iteration); '{net}' in it stands "
+                "for the network being trained, e.g. search:policy={net}"})
     expert_decisions: int = field(default=200_000, metadata={"help": "decisions of expert_agent recorded"})
+    expert_searched_only: bool = field(default=True, metadata={
+        "help": "record only the decisions expert_agent searches (pimc, search: the last tricks' cards); its other "
+                "decisions are its base policy's, the network's own with search:policy={net}"})
+    expert_every: int = field(default=0, metadata={
+        "help": "also fit the net to expert_agent's decisions every N PPO updates (a multiple of checkpoint_every, "
+                "so that --resume is exact); 0 = only at the start"})
     bc_epochs: int = field(default=4, metadata={"help": "epochs over the recorded decisions"})
     bc_batch_size: int = field(default=512, metadata={"help": "minibatch size of the warm start"})
     bc_learning_rate: float = field(default=1e-3, metadata={"help": "Adam learning rate of the warm start"})
@@ -349,6 +357,11 @@ def validate_train(args, resuming: bool = False):
         if not args.bc_learning_rate > 0 or args.bc_value_coef < 0:
             raise ConfigError(f"options bc_learning_rate must be > 0 and bc_value_coef >= 0, got "
                               f"{args.bc_learning_rate} and {args.bc_value_coef}")
+    if args.expert_every < 0 or (args.expert_every and (not args.expert_agent
+                                                        or args.expert_every % args.checkpoint_every)):
+        raise ConfigError(f"option 'expert_every' must be 0, or with expert_agent set a multiple of checkpoint_every "
+                          f"({args.checkpoint_every}: the fit is followed by a checkpoint, so --resume stays exact); "
+                          f"got {args.expert_every}")
     for name in ("eval_every", "eval_pairs", "final_eval_pairs"):
         if getattr(args, name) < 0:
             raise ConfigError(f"option {name!r} must be >= 0, got {getattr(args, name)}")
@@ -397,6 +410,8 @@ def validate_train(args, resuming: bool = False):
     specs = [("opponent_mix", s) for s in args.opponent_mix] + [("eval_opponents", s) for s in args.eval_opponents]
     specs += [(name, getattr(args, name)) for name in ("bc_agent", "expert_agent") if getattr(args, name)]
     for option, spec in specs:
+        if "{net}" in spec:
+            spec = spec.replace("{net}", _net_file(args))
         if is_checkpoint_spec(spec):
             if not Path(spec).is_file():
                 raise ConfigError(f"option {option!r}: checkpoint {spec!r} does not exist")
@@ -412,3 +427,29 @@ def validate_train(args, resuming: bool = False):
             raise ConfigError(f"option {option!r}: unknown agent {spec!r}; registered: {', '.join(agent_names())} "
                               "(or a checkpoint path ending in .pt)")
     return args
+
+
+_NET_FILES: dict = {}
+
+
+def _net_file(args) -> str:
+    """A weights-only checkpoint of a network of the run's spec (untrained), written once per spec to a temporary
+    folder: what ``{net}`` in an agent spec stands for while the options are checked."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from agents.neural.checkpoint import atomic_save, checkpoint_dict
+    from agents.neural.protocol import build_network
+
+    key = (args.network, repr(network_config(args)))
+    if key not in _NET_FILES:
+        folder = tempfile.mkdtemp(prefix="belote-net-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        path = Path(folder) / "net.pt"
+        import torch
+
+        with torch.random.fork_rng():  # the run's torch RNG stays as it was
+            atomic_save(checkpoint_dict(build_network(args.network, network_config(args))), path)
+        _NET_FILES[key] = str(path)
+    return _NET_FILES[key]

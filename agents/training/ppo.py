@@ -36,6 +36,7 @@ from tqdm import tqdm
 
 from agents import counter_rng
 from agents.neural.agent import NeuralAgent
+from agents.neural.checkpoint import atomic_save, checkpoint_dict
 from agents.neural.network import one_thread
 from agents.neural.protocol import build_net, build_network, mask_logits, training_path
 from agents.neural.sampling import policy_terms, sample_rows
@@ -294,12 +295,7 @@ def warm_start(args: Args, variant, net, agent, tables, writer, optimizer, eval_
               f"{100 * figures.get('val_accuracy_play', float('nan')):.1f}%)")
         label = "after the warm start"
     if args.expert_agent:  # one step of expert iteration: the network fitted to a (search) agent's decisions
-        figures, t_record, t_fit = record_and_fit(variant, net, args.expert_agent, args.expert_decisions,
-                                                  args.seed * 1_000_003 + 29, args.seed, fit, writer, critic,
-                                                  "expert")
-        print(f"expert: {args.expert_decisions} decisions of {args.expert_agent} recorded in {t_record:.0f} s (the "
-              f"network chose the same action in {100 * figures['agreement_before']:.1f}% of them), {args.bc_epochs} "
-              f"epochs in {t_fit:.0f} s; held-out accuracy {100 * figures.get('val_accuracy', float('nan')):.1f}%")
+        print(fit_to_expert(args, variant, net, critic, writer, 0, 0))
         label = f"after fitting {args.expert_agent}"
     if eval_on:
         results = evaluate(agent, variant, args.eval_opponents, args.eval_pairs, args.eval_seed)
@@ -309,6 +305,28 @@ def warm_start(args: Args, variant, net, agent, tables, writer, optimizer, eval_
     save(args, net, optimizer, tables, 0, 0, time.time() - t0, extra())
     tables.reset_all()  # what a resumed run does, so that resuming is exact
     writer.flush()
+
+
+def fit_to_expert(args: Args, variant, net, critic, writer, update: int, global_step: int) -> str:
+    """One step of expert iteration: ``expert_decisions`` decisions of ``expert_agent`` recorded at the four
+    seats and ``net`` (and ``critic``) fitted to them as the warm start fits (the ``bc_*`` options), logged under
+    ``expert/`` from ``global_step``. ``{net}`` in the spec is ``net`` itself, written first to
+    ``<run>/expert_net.pt`` (so ``search:policy={net}`` searches on the network being trained). The deals come
+    from the run's seed and ``update``. Returns the line that reports it."""
+    spec = args.expert_agent
+    if "{net}" in spec:
+        path = run_dir_of(args) / "expert_net.pt"
+        atomic_save(checkpoint_dict(net, global_step=global_step), path)
+        spec = spec.replace("{net}", str(path))
+    fit = Fitting(args.bc_epochs, args.bc_batch_size, args.bc_learning_rate, args.bc_value_coef,
+                  args.max_grad_norm * 10, args.progress)  # the fit clips gradients at ten times PPO's norm
+    figures, t_record, t_fit = record_and_fit(variant, net, spec, args.expert_decisions,
+                                              args.seed * 1_000_003 + 29 + update, args.seed, fit, writer, critic,
+                                              "expert", step0=global_step, searched_only=args.expert_searched_only)
+    return (f"expert{f' at update {update}' if update else ''}: {args.expert_decisions} decisions of "
+            f"{args.expert_agent} recorded in {t_record:.0f} s (the network chose the same action in "
+            f"{100 * figures['agreement_before']:.1f}% of them), {args.bc_epochs} epochs in {t_fit:.0f} s; held-out "
+            f"accuracy {100 * figures.get('val_accuracy', float('nan')):.1f}%")
 
 
 def train(args: Args, resume: bool = False, cli_overrides: dict | None = None, auto_run_name: bool = False) -> dict:
@@ -423,6 +441,10 @@ def _train(args: Args, resume: bool, cli_overrides: dict | None) -> dict:
                                                 f"update {update}/{num_updates} step {global_step}")
             bar.set_postfix(progress_figures(sps, last_eval), refresh=False)
             bar.update(batch)
+            if args.expert_every and update % args.expert_every == 0 and update < num_updates:
+                bar.write(fit_to_expert(args, variant, learner.play_net, learner.play_critic, writer, update,
+                                        global_step))
+                learner.from_players()  # the fitted weights into the learning copies (nothing on the CPU)
             out_of_time = args.max_minutes > 0 and (time.time() - start) / 60 >= args.max_minutes
             if update % args.checkpoint_every == 0 or update == num_updates or out_of_time:
                 saved = save(args, net, optimizer, tables, update, global_step, elapsed_before + time.time() - start,

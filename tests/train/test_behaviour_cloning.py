@@ -32,6 +32,19 @@ def test_demonstrations_are_legal_and_carry_the_team_rewards():
     assert all(-v in values for v in values if v != demo.returns[-1] and v != -demo.returns[-1])
     again = bc.record_demonstrations(load_variant("coinche"), "heuristic", 2000, seed=5)
     assert np.array_equal(again.actions, demo.actions) and np.array_equal(again.obs, demo.obs)
+    same = bc.record_demonstrations(load_variant("coinche"), "heuristic", 2000, seed=5, searched_only=True)
+    assert np.array_equal(same.actions, demo.actions)  # an agent that never says what it searches: every decision
+
+
+def test_searched_only_records_the_decisions_search_makes():
+    """pimc searches the cards of the last tricks (tricks=2 here): its calls and earlier cards are its base's."""
+    from belote_env.observation import SEGMENTS
+    from belote_env.variants import load_variant
+
+    demo = bc.record_demonstrations(load_variant("coinche"), "pimc:worlds=2,tricks=2", 300, seed=5, searched_only=True)
+    assert (demo.actions < 32).all() and np.all(demo.mask[np.arange(300), demo.actions] == 1)
+    start, width = SEGMENTS["trick_number"]
+    assert (demo.obs[:, start:start + width].argmax(1) >= 6).all()  # the 7th and 8th tricks
 
 
 def test_cloning_fits_the_demonstrator():
@@ -162,6 +175,44 @@ def test_expert_agent_fits_the_init_network_to_the_experts_decisions(tmp_path, t
                         "--expert-decisions", "0"])
     with pytest.raises(Exception, match="expert_agent"):
         ppo.parse_args(["--config", "configs/train/tiny.yaml", "--expert-agent", "nobody"])
+
+
+def test_expert_every_fits_mid_run_on_the_network_itself_and_resumes_exactly(tmp_path):
+    """Expert iteration inside one run: ``search:policy={net}`` searches on the network being trained (written to
+    <run>/expert_net.pt), every ``expert_every`` updates before that update's checkpoint, so a run resumed from
+    any checkpoint ends with the uninterrupted run's weights."""
+    import shutil
+
+    runs = tmp_path / "runs"
+    options = ["--config", "configs/train/tiny.yaml", "--total-timesteps", str(6 * 512), "--eval-every", "0",
+               "--final-eval-pairs", "0", "--checkpoint-every", "1", "--keep-checkpoints", "20",
+               "--expert-agent", "search:policy={net},worlds=2", "--expert-decisions", "400", "--expert-every", "2",
+               "--bc-epochs", "1", "--bc-batch-size", "128", "--runs-dir", str(runs)]
+    out = run_train_here(*options, "--run-name", "whole")
+    assert out.count("expert at update") == 2  # updates 2 and 4; none after the last update (6)
+    scalars = read_scalars(runs / "whole")
+    assert scalars["expert/seconds"][0].tolist() == [1024, 2048]
+    assert (runs / "whole" / "expert_net.pt").is_file()
+    ckpts = runs / "whole" / "checkpoints"
+    before, after = (torch.load(ckpts / f"ckpt_000000{u}.pt", weights_only=True)["model"] for u in (1, 2))
+    assert any(not torch.equal(before[k], after[k]) for k in before)
+    # resume from the checkpoint of update 2 (the fit of update 2 in it) and from update 3
+    for u in (2, 3):
+        cut = runs / f"cut{u}" / "checkpoints"
+        cut.mkdir(parents=True)
+        shutil.copyfile(ckpts / f"ckpt_000000{u}.pt", cut / f"ckpt_000000{u}.pt")
+        shutil.copyfile(ckpts / f"ckpt_000000{u}.pt", cut / "latest.pt")
+        run_train_here(*options, "--run-name", f"cut{u}", "--resume")
+        final = torch.load(cut / "latest.pt", weights_only=True)["model"]
+        whole = torch.load(ckpts / "latest.pt", weights_only=True)["model"]
+        assert all(torch.equal(whole[k], final[k]) for k in whole), f"resumed from update {u}: weights differ"
+    with pytest.raises(Exception, match="expert_every"):
+        from agents.training import ppo
+
+        ppo.parse_args(["--config", "configs/train/tiny.yaml", "--expert-agent", "heuristic", "--expert-every", "3",
+                        "--checkpoint-every", "2"])
+    with pytest.raises(Exception, match="expert_every"):
+        ppo.parse_args(["--config", "configs/train/tiny.yaml", "--expert-every", "2"])
 
 
 def test_bench_clone_fits_each_network_for_the_same_seconds():
