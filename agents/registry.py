@@ -35,7 +35,11 @@ def agent_names() -> list[str]:
 
 
 def is_checkpoint_spec(spec: str) -> bool:
-    """Whether ``spec`` names a weights file: a checkpoint (``.pt``), an exported policy (``.pt2``) or any file."""
+    """Whether ``spec`` names a weights file: a checkpoint (``.pt``), an exported policy (``.pt2``) or any file;
+    not a registered agent with options, whose last option may be a path (``search:policy=runs/x/latest.pt``)."""
+    head, sep, _ = spec.partition(":")
+    if sep and head in _OPTION_REGISTRY:
+        return False
     return spec.endswith((".pt", ".pt2")) or Path(spec).is_file()
 
 

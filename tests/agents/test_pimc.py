@@ -143,6 +143,13 @@ def test_search_spec_is_pimc_on_a_policy():
     b = make_agent("search:policy=ppo_contree,worlds=4,tricks=3")
     assert (b.base, b.worlds, b.tricks, b.name) == ("ppo_contree", 4, 3, "search:policy=ppo_contree,worlds=4,tricks=3")
     assert make_agent("pimc:base=ppo_coinche").needs_observation and not make_agent("pimc").needs_observation
+    # a checkpoint path as the last option: a search agent, not a checkpoint named "search:policy=...pt"
+    from agents.pretrained import weights_path
+    from agents.registry import is_checkpoint_spec
+
+    path = str(weights_path("ppo_coinche"))
+    assert make_agent(f"search:policy={path}").base == path and not is_checkpoint_spec(f"search:policy={path}")
+    assert is_checkpoint_spec(path) and is_checkpoint_spec("runs/missing.pt")
     for bad, word in (("search:policy=nobody", "base"), ("search:base=heuristic", "policy"),
                       ("pimc:base=nobody", "heuristic")):
         with pytest.raises(AgentSpecError, match=word):
