@@ -101,9 +101,10 @@ class Args:
         "help": "then fit the net to this agent's decisions as bc_* does (expert iteration); '{net}' in it stands "
                 "for the network being trained, e.g. search:policy={net}"})
     expert_decisions: int = field(default=200_000, metadata={"help": "decisions of expert_agent recorded"})
-    expert_searched_only: bool = field(default=True, metadata={
-        "help": "record only the decisions expert_agent searches (pimc, search: the last tricks' cards); its other "
-                "decisions are its base policy's, the network's own with search:policy={net}"})
+    expert_searched_only: bool = field(default=False, metadata={
+        "help": "record only the decisions expert_agent searches (pimc, search: the last tricks' cards; the others "
+                "are its base policy's, the network's own with search:policy={net}); off by default: fitted to the "
+                "last tricks alone the network lost its bidding (docs/training.md)"})
     expert_every: int = field(default=0, metadata={
         "help": "also fit the net to expert_agent's decisions every N PPO updates (a multiple of checkpoint_every, "
                 "so that --resume is exact); 0 = only at the start"})
