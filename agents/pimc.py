@@ -123,6 +123,7 @@ class PimcAgent(Agent):
         self._reset_seed = None  # the last reset's seed, for a base agent loaded later (base=family)
         self.name = name or "pimc"
         self._solver = None
+        self._last = (None, [])  # the infos of the last act_batch and its searched cards' values (decision_extras)
 
     def reset(self, seed: int | None = None) -> None:
         self.seed = self.base_seed + (seed or 0)
@@ -157,8 +158,10 @@ class PimcAgent(Agent):
             priors = _policies(base.net, observations, action_masks, searched)
         else:
             priors = [None] * len(searched)
+        values: list = [None] * len(infos)
         for i, prior in zip(searched, priors):
-            out[i] = self._play(infos[i], infos[i].legal_actions(), prior)
+            out[i], values[i] = self._search(infos[i], infos[i].legal_actions(), prior)
+        self._last = (infos, values)
         if rest:
             obs = _rows(observations, rest) if self.needs_observation else [None] * len(rest)
             for i, a in zip(rest, base.act_batch(obs, _rows(action_masks, rest), [infos[i] for i in rest])):
@@ -242,7 +245,19 @@ class PimcAgent(Agent):
         # ties: the call listed first (pass, then the lower bids)
         return max(calls, key=lambda a: (totals[a], -calls.index(a)))
 
-    def _play(self, info: InfoState, legal: list[int], prior=None) -> int:
+    def decision_extras(self, observations, action_masks, infos: list, actions) -> list | None:
+        """For each decision of the last :meth:`act_batch` (the same ``infos``) that the solver made,
+        ``{"search_values": {card: mean}}``: every legal card's mean over the worlds of the team's deal score
+        difference (``obj=score``; card points taken with ``obj=points`` or a capot contract, then under
+        ``"search_takes"``); None for the other decisions (deal records show them; expert iteration fits to them)."""
+        last_infos, values = self._last
+        if last_infos is not infos:
+            return None
+        return values
+
+    def _search(self, info: InfoState, legal: list[int], prior=None) -> tuple[int, dict]:
+        """The card of best total over the worlds (ties: the take, the prior, the lower card) and the extras of
+        :meth:`decision_extras`."""
         from belote_env.rules.sampling import sample_deal
         from belote_env.search import Position
 
@@ -253,13 +268,17 @@ class PimcAgent(Agent):
         takes = np.zeros(32)
         contract = info.contract
         use_score = self.obj == "score" and contract.kind not in CAPOT_KINDS
+        n = 0
         for world, count in self._worlds(info, rng, sample_deal):
             values = solver.values_of(Position(world))
             scorer = _WorldScorer(world, team) if use_score else None
             for card, take in values.items():
                 takes[card] += count * take
                 totals[card] += count * (scorer(take) if scorer else take)
-        return max(legal, key=lambda c: (totals[c], takes[c], 0 if prior is None else prior[c], -c))
+            n += count
+        card = max(legal, key=lambda c: (totals[c], takes[c], 0 if prior is None else prior[c], -c))
+        key = "search_values" if use_score else "search_takes"
+        return card, {key: {c: float(totals[c] / n) for c in legal}}
 
     def _worlds(self, info: InfoState, rng: random.Random, sample_deal) -> list[tuple[object, int]]:
         """The worlds of a card decision, each with how many times it counts: ``worlds`` uniform draws, or with

@@ -34,6 +34,10 @@ class Demonstrations:
     actions: np.ndarray  # int64 (n,)
     returns: np.ndarray  # float32 (n,): deal_reward of the seat's team for the deal of the decision
     hidden: np.ndarray | None = None  # uint8 (n, 96): the other seats' hands (agents.training.critic), when recorded
+    # float32 (n, NUM_ACTIONS), when recorded: a searching expert's value of each legal card (its mean deal score
+    # difference over its worlds, in reward units: / the variant's reward scale); NaN elsewhere and where it did not
+    # search
+    values: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -46,13 +50,14 @@ class Fitting:
     value_coef: float = 0.5  # weight of the value loss; 0 = policy only
     max_grad_norm: float = 5.0  # gradient norm clip, each network on its own
     progress: bool = False  # tqdm bars of the recording and of the fit
+    temperature: float = 0.0  # > 0, with an expert's values (Demonstrations.values): soft targets, see behaviour_clone
 
 
 RECORD_TABLES = 256  # tables played at once while recording (one act_batch per step)
 
 
 def record_demonstrations(variant, spec: str, decisions: int, seed: int, progress: bool = False,
-                          hidden: bool = False, searched_only: bool = False) -> Demonstrations:
+                          hidden: bool = False, searched_only: bool = False, values: bool = False) -> Demonstrations:
     """Play deals with the agent ``spec`` at all four seats and record its first ``decisions`` decisions.
 
     Deals are played ``RECORD_TABLES`` at a time by the play loop (:class:`agents.loop.Runner` on a
@@ -63,6 +68,8 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
     ``hidden``: also record the other seats' hands at each decision (for a central critic, ``agents.training.critic``).
     ``searched_only``: for an agent that says which decisions it searches (``searches(info)``: ``pimc``,
     ``search``), record only those (the others are its base policy's); every decision for other agents.
+    ``values``: also record what a searching agent says of each card where it searched (``Demonstrations.values``,
+    from its ``decision_extras``' ``search_values``).
     """
     from agents.loop import MAX_REDEALS, Runner
     from agents.registry import make_agent
@@ -79,6 +86,12 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
     venv = VectorEnv(variant, num_tables=n_tables, seed=int(rng.integers(2**31)), episode="deal",
                      max_redeals=MAX_REDEALS)
     runner = Runner(venv, [agent], np.zeros((n_tables, 4), dtype=np.int64))
+    if values:
+        from belote_env.rewards import REWARD_SCALE
+
+        runner.extras = {}  # Agent.decision_extras by table, at every step
+        demo.values = np.full((decisions, NUM_ACTIONS), np.nan, dtype=np.float32)
+        scale = REWARD_SCALE[venv.variant.scoring]
     seats = np.zeros(decisions, dtype=np.int64)
     deal_rows: list[list[int]] = [[] for _ in range(n_tables)]
     actions = np.zeros(n_tables, dtype=np.int64)
@@ -106,6 +119,12 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
             demo.hidden[rows] = hidden_features(venv, tables, seat[tables])
         for j, t in enumerate(tables.tolist()):
             deal_rows[t].append(n + j)
+            if values:
+                said = (runner.extras.get(t) or {}).get("search_values")
+                if said:
+                    demo.values[n + j, list(said)] = np.asarray(list(said.values())) / scale
+        if values:
+            runner.extras.clear()
         n += k
         obs, mask, seat, rewards, _, info = venv.step(actions)
         for t in np.flatnonzero(info["outcome"] >= 0).tolist():  # deals that ended (0 reward after all-pass)
@@ -118,19 +137,36 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
     return demo
 
 
-def clone_losses(net: nn.Module, obs, mask, actions, returns):
+def clone_losses(net: nn.Module, obs, mask, actions, returns, targets=None):
     """The warm start's losses on one minibatch: (masked logits, cross-entropy against the demonstrator's
-    ``actions``, half the squared error of the value against ``returns``)."""
+    ``actions`` or, given, against the probability rows ``targets``, half the squared error of the value against
+    ``returns``)."""
     mask = mask.bool()
     logits, value = net(obs, mask)
     logits = mask_logits(logits, mask)
-    return (logits, nn.functional.cross_entropy(logits, actions), 0.5 * ((value - returns) ** 2).mean())
+    return (logits, nn.functional.cross_entropy(logits, actions if targets is None else targets),
+            0.5 * ((value - returns) ** 2).mean())
+
+
+def soft_targets(actions: torch.Tensor, returns: torch.Tensor, values: np.ndarray, temperature: float):
+    """Targets from a searching expert's card values: at each decision it searched, the softmax of its values over
+    the legal cards at ``temperature`` (reward units) and, as the value's target, its best card's value; elsewhere
+    the action itself (one-hot) and the deal's reward. Returns (targets float32 (n, NUM_ACTIONS), returns)."""
+    v = torch.from_numpy(values)
+    searched = ~torch.isnan(v).all(1)
+    targets = nn.functional.one_hot(actions, NUM_ACTIONS).float()
+    scaled = torch.nan_to_num(v[searched] / temperature, nan=-torch.inf)
+    targets[searched] = torch.softmax(scaled, 1)
+    returns = returns.clone()
+    returns[searched] = torch.nan_to_num(v[searched], nan=-torch.inf).max(1).values
+    return targets, returns
 
 
 def behaviour_clone(net: nn.Module, demo: Demonstrations, fit: Fitting, writer=None, critic=None,
                     tag: str = "bc", step0: int = 0) -> dict:
     """Fit ``net`` to the demonstrations: masked cross-entropy on the policy head, plus ``fit.value_coef`` times
-    the squared error of the value head against the deal rewards. 5 % of the decisions (at most 10,000) are
+    the squared error of the value head against the deal rewards; with an expert's card values
+    (``demo.values``) and ``fit.temperature`` > 0, the searched decisions' targets are :func:`soft_targets`. 5 % of the decisions (at most 10,000) are
     held out to measure accuracy. Logs ``<tag>/*`` to ``writer`` per epoch (at step ``step0 + epoch``); returns
     the last epoch's figures.
     ``critic``: a central critic (``agents.training.critic``) fitted to the same rewards with ``demo.hidden``."""
@@ -140,6 +176,9 @@ def behaviour_clone(net: nn.Module, demo: Demonstrations, fit: Fitting, writer=N
     val_idx, train_idx = perm[:n_val], perm[n_val:]
     obs, mask = training_path(net).dense_batch(demo.obs), torch.from_numpy(demo.mask)  # the mlp: non-zero entries
     actions, returns = torch.from_numpy(demo.actions), torch.from_numpy(demo.returns)
+    targets = None
+    if demo.values is not None and fit.temperature > 0:
+        targets, returns = soft_targets(actions, returns, demo.values, fit.temperature)
     hidden = torch.from_numpy(demo.hidden) if critic is not None else None
     optimizer = adam([*net.parameters(), *(critic.parameters() if critic is not None else ())], fit.learning_rate)
     steps_per_epoch = max(1, -(-len(train_idx) // fit.batch_size))
@@ -158,7 +197,7 @@ def behaviour_clone(net: nn.Module, demo: Demonstrations, fit: Fitting, writer=N
             optimizer.param_groups[0]["lr"] = fit.learning_rate * (1.0 - 0.9 * step / total)
             mb = order[lo:lo + fit.batch_size]
             logits, policy_loss, value_loss = clone_losses(net, obs.index_select(0, mb), mask[mb], actions[mb],
-                                                           returns[mb])
+                                                           returns[mb], None if targets is None else targets[mb])
             loss = policy_loss + fit.value_coef * value_loss
             if critic is not None:
                 critic_loss = 0.5 * ((critic(obs.index_select(0, mb), hidden[mb].float()) - returns[mb]) ** 2).mean()
@@ -219,7 +258,7 @@ def record_and_fit(variant, net, spec: str, decisions: int, seed: int, sample_se
     the seconds of recording and of fitting."""
     t0 = time.time()
     demo = record_demonstrations(variant, spec, decisions, seed=seed, progress=fit.progress, hidden=critic is not None,
-                                 searched_only=searched_only)
+                                 searched_only=searched_only, values=fit.temperature > 0)
     sample = np.sort(np.random.default_rng(sample_seed).choice(len(demo.actions), min(10_000, len(demo.actions)),
                                                                replace=False))
     before = clone_validation(net, training_path(net).dense_batch(demo.obs[sample]),

@@ -105,6 +105,10 @@ class Args:
         "help": "record only the decisions expert_agent searches (pimc, search: the last tricks' cards; the others "
                 "are its base policy's, the network's own with search:policy={net}); off by default: fitted to the "
                 "last tricks alone the network lost its bidding (docs/training.md)"})
+    expert_temperature: float = field(default=0.0, metadata={
+        "help": "0: fit expert_agent's choices; > 0: where it searched (pimc, search), fit its values instead: the "
+                "policy to the softmax of its cards' values at this temperature (points of the deal score), the "
+                "value head to its best card's value"})
     expert_every: int = field(default=0, metadata={
         "help": "also fit the net to expert_agent's decisions every N PPO updates (a multiple of checkpoint_every, "
                 "so that --resume is exact); 0 = only at the start"})
@@ -363,7 +367,7 @@ def validate_train(args, resuming: bool = False):
         raise ConfigError(f"option 'expert_every' must be 0, or with expert_agent set a multiple of checkpoint_every "
                           f"({args.checkpoint_every}: the fit is followed by a checkpoint, so --resume stays exact); "
                           f"got {args.expert_every}")
-    for name in ("eval_every", "eval_pairs", "final_eval_pairs"):
+    for name in ("eval_every", "eval_pairs", "final_eval_pairs", "expert_temperature"):
         if getattr(args, name) < 0:
             raise ConfigError(f"option {name!r} must be >= 0, got {getattr(args, name)}")
     args.opponent_mix = opponent_mix(args.opponent_mix)

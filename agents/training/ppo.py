@@ -73,6 +73,7 @@ from agents.training.runs import (
     stop_on_signals,
 )
 from belote_env.observation import OBS_SIZE
+from belote_env.rewards import REWARD_SCALE
 from belote_env.variants import load_variant
 
 
@@ -319,7 +320,8 @@ def fit_to_expert(args: Args, variant, net, critic, writer, update: int, global_
         atomic_save(checkpoint_dict(net, global_step=global_step), path)
         spec = spec.replace("{net}", str(path))
     fit = Fitting(args.bc_epochs, args.bc_batch_size, args.bc_learning_rate, args.bc_value_coef,
-                  args.max_grad_norm * 10, args.progress)  # the fit clips gradients at ten times PPO's norm
+                  args.max_grad_norm * 10, args.progress,  # the fit clips gradients at ten times PPO's norm
+                  args.expert_temperature / REWARD_SCALE[variant.scoring])  # points -> reward units
     figures, t_record, t_fit = record_and_fit(variant, net, spec, args.expert_decisions,
                                               args.seed * 1_000_003 + 29 + update, args.seed, fit, writer, critic,
                                               "expert", step0=global_step, searched_only=args.expert_searched_only)

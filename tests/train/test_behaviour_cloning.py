@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from agents.neural.network import PolicyValueNet
 from agents.training import behaviour_cloning as bc
 from agents.training.curves import read_scalars
 
@@ -45,6 +46,35 @@ def test_searched_only_records_the_decisions_search_makes():
     assert (demo.actions < 32).all() and np.all(demo.mask[np.arange(300), demo.actions] == 1)
     start, width = SEGMENTS["trick_number"]
     assert (demo.obs[:, start:start + width].argmax(1) >= 6).all()  # the 7th and 8th tricks
+
+
+
+def test_search_values_are_recorded_and_become_soft_targets():
+    """values=True: where pimc searched, every legal card's mean score difference over its worlds (reward units),
+    its chosen card the best; NaN elsewhere. soft_targets: the softmax of those values at each searched decision
+    (one-hot at a low temperature), the action itself elsewhere; the best value as the value's target."""
+    from belote_env.variants import load_variant
+
+    demo = bc.record_demonstrations(load_variant("coinche"), "pimc:worlds=2,tricks=2", 600, seed=5, values=True)
+    searched = ~np.isnan(demo.values).all(1)
+    assert 0 < searched.sum() < 600 and (demo.actions[searched] < 32).all()
+    v = demo.values[searched]
+    assert np.array_equal(~np.isnan(v), demo.mask[searched] == 1)  # every legal card, nothing else
+    assert np.allclose(v[np.arange(len(v)), demo.actions[searched]], np.nanmax(v, 1))
+    assert np.nanmax(np.abs(v)) <= 4.0  # deal score differences over coinche's scale of 400
+    actions, returns = torch.from_numpy(demo.actions), torch.from_numpy(demo.returns)
+    targets, values_out = bc.soft_targets(actions, returns, demo.values, 0.05)
+    assert torch.allclose(targets.sum(1), torch.ones(600)) and (targets[torch.from_numpy(demo.mask) == 0] == 0).all()
+    rows = torch.from_numpy(searched)
+    assert torch.equal(targets[~rows], torch.nn.functional.one_hot(actions[~rows], 112).float())
+    assert torch.equal(values_out[~rows], returns[~rows])
+    assert torch.allclose(values_out[rows], torch.from_numpy(np.nanmax(v, 1)))
+    sharp, _ = bc.soft_targets(actions, returns, demo.values, 1e-6)
+    best = sharp[rows].argmax(1).numpy()
+    assert np.allclose(v[np.arange(len(v)), best], np.nanmax(v, 1)) and (sharp[rows].max(1).values > 0.3).all()
+    net = PolicyValueNet(hidden_sizes=[16])
+    figures = bc.behaviour_clone(net, demo, bc.Fitting(epochs=1, batch_size=64, temperature=0.05))
+    assert np.isfinite(figures["loss"])
 
 
 def test_cloning_fits_the_demonstrator():
@@ -187,6 +217,7 @@ def test_expert_every_fits_mid_run_on_the_network_itself_and_resumes_exactly(tmp
     options = ["--config", "configs/train/tiny.yaml", "--total-timesteps", str(6 * 512), "--eval-every", "0",
                "--final-eval-pairs", "0", "--checkpoint-every", "1", "--keep-checkpoints", "20",
                "--expert-agent", "search:policy={net},worlds=2", "--expert-decisions", "400", "--expert-every", "2",
+               "--expert-temperature", "20",
                "--bc-epochs", "1", "--bc-batch-size", "128", "--runs-dir", str(runs)]
     out = run_train_here(*options, "--run-name", "whole")
     assert out.count("expert at update") == 2  # updates 2 and 4; none after the last update (6)
