@@ -72,6 +72,7 @@ import numpy as np
 from agents.base import Agent
 from agents.cli import key_values
 from agents.heuristic import HeuristicAgent, estimate_points
+from belote_env.rules.actions import ACTION_NAMES
 from belote_env.rules.info import InfoState
 from belote_env.rules.scoring import CAPOT_KINDS, score_deal
 
@@ -247,8 +248,8 @@ class PimcAgent(Agent):
 
     def decision_extras(self, observations, action_masks, infos: list, actions) -> list | None:
         """For each decision of the last :meth:`act_batch` (the same ``infos``) that the solver made,
-        ``{"search_values": {card: mean}}``: every legal card's mean over the worlds of the team's deal score
-        difference (``obj=score``; card points taken with ``obj=points`` or a capot contract, then under
+        ``{"search_values": {card name: mean}}``: every legal card's mean over the worlds of the team's deal score
+        difference (4 decimals) (``obj=score``; card points taken with ``obj=points`` or a capot contract, then under
         ``"search_takes"``); None for the other decisions (deal records show them; expert iteration fits to them)."""
         last_infos, values = self._last
         if last_infos is not infos:
@@ -278,7 +279,7 @@ class PimcAgent(Agent):
             n += count
         card = max(legal, key=lambda c: (totals[c], takes[c], 0 if prior is None else prior[c], -c))
         key = "search_values" if use_score else "search_takes"
-        return card, {key: {c: float(totals[c] / n) for c in legal}}
+        return card, {key: {ACTION_NAMES[c]: round(float(totals[c] / n), 4) for c in legal}}
 
     def _worlds(self, info: InfoState, rng: random.Random, sample_deal) -> list[tuple[object, int]]:
         """The worlds of a card decision, each with how many times it counts: ``worlds`` uniform draws, or with

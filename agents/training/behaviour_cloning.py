@@ -22,7 +22,7 @@ from agents.neural.protocol import mask_logits, training_path
 from agents.training.critic import HIDDEN_SIZE, hidden_features
 from agents.training.learner import adam
 from belote_env.observation import OBS_SIZE
-from belote_env.rules.actions import NUM_ACTIONS
+from belote_env.rules.actions import ACTION_NAMES, NUM_ACTIONS
 
 
 @dataclass
@@ -53,6 +53,7 @@ class Fitting:
     temperature: float = 0.0  # > 0, with an expert's values (Demonstrations.values): soft targets, see behaviour_clone
 
 
+ACTION_IDS = {name: a for a, name in enumerate(ACTION_NAMES)}
 RECORD_TABLES = 256  # tables played at once while recording (one act_batch per step)
 
 
@@ -122,7 +123,7 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
             if values:
                 said = (runner.extras.get(t) or {}).get("search_values")
                 if said:
-                    demo.values[n + j, list(said)] = np.asarray(list(said.values())) / scale
+                    demo.values[n + j, [ACTION_IDS[c] for c in said]] = np.asarray(list(said.values())) / scale
         if values:
             runner.extras.clear()
         n += k
