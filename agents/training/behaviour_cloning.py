@@ -10,6 +10,7 @@ a :class:`Fitting` says; :func:`record_and_fit` does both. The trainer
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -57,8 +58,9 @@ ACTION_IDS = {name: a for a, name in enumerate(ACTION_NAMES)}
 RECORD_TABLES = 256  # tables played at once while recording (one act_batch per step)
 
 
-def record_demonstrations(variant, spec: str, decisions: int, seed: int, progress: bool = False,
-                          hidden: bool = False, searched_only: bool = False, values: bool = False) -> Demonstrations:
+def record_demonstrations(variant, spec: str, decisions: int, seed, progress: bool = False,
+                          hidden: bool = False, searched_only: bool = False, values: bool = False,
+                          workers: int = 1, ray_address: str | None = None) -> Demonstrations:
     """Play deals with the agent ``spec`` at all four seats and record its first ``decisions`` decisions.
 
     Deals are played ``RECORD_TABLES`` at a time by the play loop (:class:`agents.loop.Runner` on a
@@ -71,7 +73,13 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
     ``search``), record only those (the others are its base policy's); every decision for other agents.
     ``values``: also record what a searching agent says of each card where it searched (``Demonstrations.values``,
     from its ``decision_extras``' ``search_values``).
+    ``workers`` > 1: ``workers`` processes (or, with ``ray_address``, Ray tasks on that cluster, ``"local"`` for a
+    Ray started here) record about ``decisions / workers`` each, part ``i`` from the seed ``[seed, i]``, joined
+    in that order: the recording depends on ``workers``, not on where the parts ran (a searching agent's
+    recording is where expert iteration spends its time).
     """
+    if workers > 1:
+        return _record_in_parts(variant, spec, decisions, seed, hidden, searched_only, values, workers, ray_address)
     from agents.loop import MAX_REDEALS, Runner
     from agents.registry import make_agent
     from belote_env.vector import VectorEnv
@@ -136,6 +144,35 @@ def record_demonstrations(variant, spec: str, decisions: int, seed: int, progres
         bar.update(k)
     bar.close()
     return demo
+
+
+def _record_part(task) -> tuple[int, Demonstrations]:
+    """One part of :func:`record_demonstrations` in a worker: ``(index, its demonstrations)``."""
+    i, variant, spec, decisions, seed, hidden, searched_only, values = task
+    return i, record_demonstrations(variant, spec, decisions, [seed, i], hidden=hidden, searched_only=searched_only,
+                                    values=values)
+
+
+def _record_in_parts(variant, spec, decisions, seed, hidden, searched_only, values, workers, ray_address):
+    sizes = [decisions // workers + (i < decisions % workers) for i in range(workers)]
+    tasks = [(i, variant, spec, size, seed, hidden, searched_only, values) for i, size in enumerate(sizes) if size]
+    if ray_address:
+        from agents.arena.ray_tasks import run_chunks
+
+        parts = dict(run_chunks(_record_part, tasks, None if ray_address == "local" else ray_address,
+                                workers if ray_address == "local" else None))
+    else:
+        import multiprocessing as mp
+
+        with mp.get_context("spawn").Pool(min(workers, len(tasks))) as pool:
+            parts = dict(pool.imap_unordered(_record_part, tasks))
+    ordered = [parts[i] for i in sorted(parts)]
+
+    def join(name):
+        arrays = [getattr(d, name) for d in ordered]
+        return None if arrays[0] is None else np.concatenate(arrays)
+
+    return Demonstrations(*(join(f.name) for f in dataclasses.fields(Demonstrations)))
 
 
 def clone_losses(net: nn.Module, obs, mask, actions, returns, targets=None):
@@ -250,16 +287,19 @@ def clone_validation(net, obs, mask, actions, returns) -> dict:
 
 
 def record_and_fit(variant, net, spec: str, decisions: int, seed: int, sample_seed: int, fit: Fitting, writer,
-                   critic=None, tag: str = "bc", step0: int = 0, searched_only: bool = False):
+                   critic=None, tag: str = "bc", step0: int = 0, searched_only: bool = False, workers: int = 1,
+                   ray_address: str | None = None):
     """Record ``decisions`` decisions of ``spec`` at the four seats (deals from ``seed``; ``searched_only``: only
-    those it searches, :func:`record_demonstrations`) and fit ``net`` (and ``critic``) to them
+    those it searches; ``workers``, ``ray_address``: in parts, :func:`record_demonstrations`) and fit ``net`` (and
+    ``critic``) to them
     (:func:`behaviour_clone`, logged under ``<tag>/`` from step ``step0``, with ``<tag>/seconds`` and
     ``<tag>/agreement_before`` at ``step0``). Returns the fit's figures, plus ``agreement_before`` (how often
     ``net`` chose ``spec``'s action, on up to 10,000 decisions drawn from ``sample_seed``, before the fit), and
     the seconds of recording and of fitting."""
     t0 = time.time()
     demo = record_demonstrations(variant, spec, decisions, seed=seed, progress=fit.progress, hidden=critic is not None,
-                                 searched_only=searched_only, values=fit.temperature > 0)
+                                 searched_only=searched_only, values=fit.temperature > 0, workers=workers,
+                                 ray_address=ray_address)
     sample = np.sort(np.random.default_rng(sample_seed).choice(len(demo.actions), min(10_000, len(demo.actions)),
                                                                replace=False))
     before = clone_validation(net, training_path(net).dense_batch(demo.obs[sample]),

@@ -109,6 +109,10 @@ class Args:
         "help": "0: fit expert_agent's choices; > 0: where it searched (pimc, search), fit its values instead: the "
                 "policy to the softmax of its cards' values at this temperature (points of the deal score), the "
                 "value head to its best card's value"})
+    expert_workers: int = field(default=1, metadata={
+        "help": "processes that record expert_agent's decisions, each a share with its own seed (the recording "
+                "depends on this number); Ray tasks instead when ray_workers > 0 (on ray_address's cluster, or a "
+                "local Ray)"})
     expert_every: int = field(default=0, metadata={
         "help": "also fit the net to expert_agent's decisions every N PPO updates (a multiple of checkpoint_every, "
                 "so that --resume is exact); 0 = only at the start"})
@@ -348,7 +352,7 @@ def validate_train(args, resuming: bool = False):
     or an existing checkpoint, and ``init_from`` holds a network of the run's sizes (it replaces the warm start;
     ``resuming``: a run that continues from its own checkpoint does not read it again)."""
     positive = ("total_timesteps", "num_envs", "num_steps", "num_minibatches", "update_epochs", "checkpoint_every",
-                "keep_checkpoints", "torch_threads", "pool_size", "pool_every")
+                "keep_checkpoints", "torch_threads", "pool_size", "pool_every", "expert_workers")
     for name in positive:
         if getattr(args, name) < 1:
             raise ConfigError(f"option {name!r} must be >= 1, got {getattr(args, name)}")

@@ -324,7 +324,9 @@ def fit_to_expert(args: Args, variant, net, critic, writer, update: int, global_
                   args.expert_temperature / REWARD_SCALE[variant.scoring])  # points -> reward units
     figures, t_record, t_fit = record_and_fit(variant, net, spec, args.expert_decisions,
                                               args.seed * 1_000_003 + 29 + update, args.seed, fit, writer, critic,
-                                              "expert", step0=global_step, searched_only=args.expert_searched_only)
+                                              "expert", step0=global_step, searched_only=args.expert_searched_only,
+                                              workers=args.expert_workers,
+                                              ray_address=(args.ray_address or "local") if args.ray_workers else None)
     return (f"expert{f' at update {update}' if update else ''}: {args.expert_decisions} decisions of "
             f"{args.expert_agent} recorded in {t_record:.0f} s (the network chose the same action in "
             f"{100 * figures['agreement_before']:.1f}% of them), {args.bc_epochs} epochs in {t_fit:.0f} s; held-out "

@@ -207,6 +207,20 @@ def test_expert_agent_fits_the_init_network_to_the_experts_decisions(tmp_path, t
         ppo.parse_args(["--config", "configs/train/tiny.yaml", "--expert-agent", "nobody"])
 
 
+def test_recording_in_parts_joins_the_parts_each_from_its_own_seed():
+    """workers=2: two processes, part i recorded as record_demonstrations(seed=[seed, i]) alone, joined in order."""
+    from belote_env.variants import load_variant
+
+    v = load_variant("coinche")
+    both = bc.record_demonstrations(v, "pimc:worlds=2,tricks=2", 500, seed=5, values=True, workers=2)
+    first = bc.record_demonstrations(v, "pimc:worlds=2,tricks=2", 250, seed=[5, 0], values=True)
+    second = bc.record_demonstrations(v, "pimc:worlds=2,tricks=2", 250, seed=[5, 1], values=True)
+    for name in ("obs", "mask", "actions", "returns", "values"):
+        joined = np.concatenate([getattr(first, name), getattr(second, name)])
+        assert np.array_equal(getattr(both, name), joined, equal_nan=True), name
+    assert both.hidden is None
+
+
 def test_expert_every_fits_mid_run_on_the_network_itself_and_resumes_exactly(tmp_path):
     """Expert iteration inside one run: ``search:policy={net}`` searches on the network being trained (written to
     <run>/expert_net.pt), every ``expert_every`` updates before that update's checkpoint, so a run resumed from

@@ -104,3 +104,17 @@ def _check_buffer(buf):
     has = links >= 0
     assert (links[has] > np.flatnonzero(has)).all() and (links[has] < n).all()
     assert not (has & buf.dones[:n]).any()  # an episode's last decision has no successor
+
+
+def test_an_experts_recording_on_ray_tasks_equals_the_same_parts_in_processes(ray_module):
+    """record_demonstrations(workers=2, ray_address="local"): the parts as Ray tasks, the same recording as two
+    processes (train.py records expert_agent so when ray_workers > 0)."""
+    from agents.training import behaviour_cloning as bc
+    from belote_env.variants import load_variant
+
+    v = load_variant("coinche")
+    on_ray = bc.record_demonstrations(v, "pimc:worlds=2,tricks=2", 400, seed=3, values=True, workers=2,
+                                      ray_address="local")
+    here = bc.record_demonstrations(v, "pimc:worlds=2,tricks=2", 400, seed=3, values=True, workers=2)
+    for name in ("obs", "mask", "actions", "returns", "values"):
+        assert np.array_equal(getattr(on_ray, name), getattr(here, name), equal_nan=True), name
