@@ -72,6 +72,7 @@ def main() -> None:
         agent = make_agent(spec)
         for name in args.variants:
             v = load_variant(name)
+            run(agent, v, 2, 0)  # loads (or compiles) the agent's kernels outside the clock
             runs = [run(agent, v, args.deals, seed) for seed in range(args.repeats)]
             print(fmt(f"{spec} {name} act", [r[0] for r in runs], "decisions/s"), flush=True)
             print(fmt(f"{spec} {name} with InfoState", [r[1] for r in runs], "decisions/s"), flush=True)
