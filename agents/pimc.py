@@ -35,9 +35,12 @@ Options, in the spec after a colon, comma separated: ``pimc:worlds=16,tricks=5,b
   play); every call is scored as if it ended the auction (a bid: that
   contract, ours; pass: the highest bid as it stands; coinche and surcoinche:
   that bid doubled or redoubled) with the variant's scoring, and the call of
-  best mean score difference is made. Other bidding systems keep the
-  heuristic's calls. It measures far worse than the heuristic's calls
-  (docs/search.md), hence not the default;
+  best mean score difference is made. In belote classique (take or pass)
+  each legal take is played out in ``bid_worlds`` sampled deals the same
+  way and the best is made if its mean score difference is above 0 (passing:
+  a redeal at best). The 81 points keep the base agent's calls. In the auction
+  it measures far worse than the heuristic's calls (docs/search.md), hence not
+  the default;
 - ``base`` (heuristic): the agent of every decision the solver does not make (the calls, unless ``bid=dd``,
   and the card decisions before the searched tricks): ``heuristic``, a neural agent (a shipped name such as
   ``ppo_coinche``, a checkpoint path; its decisions are batched in one forward pass), or ``family``: the
@@ -151,6 +154,8 @@ class PimcAgent(Agent):
                 out[i] = legal[0]
             elif info.phase == "bidding" and self.bid == "dd" and info.variant.bidding == "auction":
                 out[i] = self._auction(info, legal)
+            elif info.phase == "bidding" and self.bid == "dd" and info.variant.bidding == "take_or_pass":
+                out[i] = self._take_or_pass(info, legal)
             elif self.searches(info):
                 searched.append(i)
             else:
@@ -245,6 +250,33 @@ class PimcAgent(Agent):
                     totals[a] += _WorldScorer(st, team, contract)(takes[s])
         # ties: the call listed first (pass, then the lower bids)
         return max(calls, key=lambda a: (totals[a], -calls.index(a)))
+
+    def _take_or_pass(self, info: InfoState, legal: list[int]) -> int:
+        """A take-or-pass call (belote classique) from DD estimates: in each of ``bid_worlds`` deals sampled
+        from the seat's information (the turn-up's suit, the other seats' passes taken as no information), each
+        legal take is played to the first lead (the rest of the deal dealt from the world's stock) and scored
+        with the team's DD take less ``bid_margin`` (:func:`_team_take`) under the variant's scoring. The take of
+        best mean score difference is made if that mean is above 0, the score of passing (a redeal at best: the
+        other seats' takes are not modelled); else pass."""
+        from belote_env.rules.actions import PASS
+        from belote_env.rules.sampling import sample_deal
+
+        takes = [a for a in legal if a != PASS]
+        if not takes:
+            return PASS
+        team = info.seat & 1
+        rng = random.Random(f"{self.seed}:{info.seat}:{info.history}:take")
+        solver = self._solver_for()
+        totals = dict.fromkeys(takes, 0.0)
+        for _ in range(self.bid_worlds):
+            world = sample_deal(info, rng)
+            for a in takes:
+                st = world.clone()
+                st.apply(a)
+                if st.phase == "play":
+                    totals[a] += _WorldScorer(st, team)(_team_take(solver, st, team, self.bid_margin))
+        best = max(takes, key=lambda a: (totals[a], -a))  # ties: the lower take
+        return best if totals[best] > 0 else PASS
 
     def decision_extras(self, observations, action_masks, infos: list, actions) -> list | None:
         """For each decision of the last :meth:`act_batch` (the same ``infos``) that the solver made,

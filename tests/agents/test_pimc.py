@@ -96,8 +96,30 @@ def test_dd_bidding_calls_by_the_sampled_scores():
     assert call == max(calls, key=lambda a: (totals[a], -calls.index(a)))
 
 
-def test_dd_bidding_leaves_other_bidding_systems_to_the_heuristic():
+def test_dd_take_or_pass_takes_where_the_dd_score_is_positive():
+    """belote classique with bid=dd: each legal take played out in bid_worlds sampled deals; deterministic."""
+    import random
+
+    from belote_env.rules import DealState
+
     v = load_variant("belote_classique")
+    agent = make_agent("pimc:bid=dd,bid_worlds=2,tricks=1")
+    rng = random.Random(1)
+    took, passes = 0, 0
+    for k in range(6):
+        deal = DealState.random(v, k & 3, rng)
+        while deal.phase == "bidding":
+            info = deal.info_state(deal.seat)
+            a = agent.act(None, None, info)
+            assert a in info.legal_actions() and a == agent.act(None, None, info)
+            passes += a == 32
+            deal.apply(a)
+        took += deal.phase == "play"
+    assert took and passes
+
+
+def test_dd_bidding_leaves_other_bidding_systems_to_the_heuristic():
+    v = load_variant("cobrecaf_81")
     runs = [duplicate_match(make_agent("pimc:bid=dd,tricks=1"), make_agent("heuristic"), v, 2, seed=3),
             duplicate_match(make_agent("pimc:tricks=1"), make_agent("heuristic"), v, 2, seed=3)]
     a, b = (r.to_dict() for r in runs)
