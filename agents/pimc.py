@@ -114,7 +114,9 @@ class PimcAgent(Agent):
         self.base = base
         self._heuristic = HeuristicAgent()
         self._bases = {}  # variant name -> base agent, for base=family
-        self._base = self._heuristic if base == "heuristic" else None if base == FAMILY else _neural_agent(base, "base")
+        searching = (name or "").startswith("search")  # search's option is 'policy'
+        self._base = self._heuristic if base == "heuristic" else None if base == FAMILY else _neural_agent(
+            base, "policy" if searching else "base")
         self.needs_observation = base != "heuristic"
         self.worlds = worlds
         self.tricks = tricks
@@ -450,7 +452,8 @@ def _neural_agent(spec: str, option: str):
 
     if not spec.endswith(".pt"):
         what = "heuristic, " if option == "base" else ""
-        raise ValueError(f"pimc option {option} names {what}a shipped agent ({', '.join(available())}) or a .pt "
+        agent = "search" if option == "policy" else "pimc"
+        raise ValueError(f"{agent} option {option} names {what}a shipped agent ({', '.join(available())}) or a .pt "
                          f"checkpoint, got {spec!r}")
     return load_agent(spec)
 

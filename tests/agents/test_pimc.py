@@ -172,7 +172,7 @@ def test_search_spec_is_pimc_on_a_policy():
     path = str(weights_path("ppo_coinche"))
     assert make_agent(f"search:policy={path}").base == path and not is_checkpoint_spec(f"search:policy={path}")
     assert is_checkpoint_spec(path) and is_checkpoint_spec("runs/missing.pt")
-    for bad, word in (("search:policy=nobody", "base"), ("search:base=heuristic", "policy"),
+    for bad, word in (("search:policy=nobody", "search option policy names a shipped"), ("search:base=heuristic", "policy"),
                       ("pimc:base=nobody", "heuristic")):
         with pytest.raises(AgentSpecError, match=word):
             make_agent(bad)
