@@ -44,16 +44,19 @@ class Learner:
     def from_players(self) -> None:
         """The CPU copies' weights into the learner's networks (after the copies were fitted apart, as by an expert
         step mid-run); nothing on the CPU."""
-        for play, learn in ((self.play_net, self.net), (self.play_critic, self.critic)):
-            if play is not None and play is not learn:
-                learn.load_state_dict({k: v.to(self.device) for k, v in play.state_dict().items()})
+        for play, learn in self._apart():
+            learn.load_state_dict({k: v.to(self.device) for k, v in play.state_dict().items()})
 
     def sync(self) -> None:
         """The learner's weights into the CPU copies (nothing on the CPU: they are the same networks)."""
-        for play, learn in ((self.play_net, self.net), (self.play_critic, self.critic)):
-            if play is not None and play is not learn:
-                play.load_state_dict({k: v.detach().cpu() for k, v in learn.state_dict().items()})
-                play.eval()
+        for play, learn in self._apart():
+            play.load_state_dict({k: v.detach().cpu() for k, v in learn.state_dict().items()})
+            play.eval()
+
+    def _apart(self) -> list:
+        """(CPU copy, learning network) of each network whose copy is a separate module."""
+        return [(play, learn) for play, learn in ((self.play_net, self.net), (self.play_critic, self.critic))
+                if play is not None and play is not learn]
 
 
 def adam(params, lr: float, eps: float = 1e-8) -> torch.optim.Adam:

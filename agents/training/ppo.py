@@ -269,6 +269,13 @@ def save(args: Args, net, optimizer, tables, update: int, global_step: int, elap
                            tables.rng, update, global_step, elapsed, **extra)
 
 
+def fitting(args: Args, temperature: float = 0.0) -> Fitting:
+    """How the warm start and the expert steps fit the network: the ``bc_*`` options, gradients clipped at ten
+    times PPO's norm."""
+    return Fitting(args.bc_epochs, args.bc_batch_size, args.bc_learning_rate, args.bc_value_coef,
+                   args.max_grad_norm * 10, args.progress, temperature)
+
+
 def warm_start(args: Args, variant, net, agent, tables, writer, optimizer, eval_on: bool, critic=None,
                extra=dict) -> None:
     """The start of a fresh run: ``init_from``'s weights loaded into ``net``, or else the behaviour-cloning phase
@@ -276,8 +283,6 @@ def warm_start(args: Args, variant, net, agent, tables, writer, optimizer, eval_
     ``expert_agent``, the same fit to that agent's decisions; then the start is evaluated (logged at step 0) and
     checkpoint 0 written (with the entries of ``extra()``), so that ``--resume`` after it continues with PPO."""
     t0 = time.time()
-    fit = Fitting(args.bc_epochs, args.bc_batch_size, args.bc_learning_rate, args.bc_value_coef,
-                  args.max_grad_norm * 10, args.progress)  # the fit clips gradients at ten times PPO's norm
     if args.init_from:
         ckpt, path = init_checkpoint(args.init_from, args.network, network_config(args))
         net.load_state_dict({k: t.float() for k, t in ckpt["model"].items()})  # shipped weights are half precision
@@ -288,7 +293,8 @@ def warm_start(args: Args, variant, net, agent, tables, writer, optimizer, eval_
         label = "after init_from"
     else:
         figures, t_record, t_fit = record_and_fit(variant, net, args.bc_agent, args.bc_decisions,
-                                                  args.seed * 1_000_003 + 17, args.seed, fit, writer, critic, "bc")
+                                                  args.seed * 1_000_003 + 17, args.seed, fitting(args), writer,
+                                                  critic, "bc")
         print(f"bc warm start: {args.bc_decisions} decisions of {args.bc_agent} recorded in {t_record:.0f} s, "
               f"{args.bc_epochs} epochs in {t_fit:.0f} s; held-out accuracy "
               f"{100 * figures.get('val_accuracy', float('nan')):.1f}% (auction "
@@ -319,9 +325,7 @@ def fit_to_expert(args: Args, variant, net, critic, writer, update: int, global_
         path = run_dir_of(args) / "expert_net.pt"
         atomic_save(checkpoint_dict(net, global_step=global_step), path)
         spec = spec.replace("{net}", str(path))
-    fit = Fitting(args.bc_epochs, args.bc_batch_size, args.bc_learning_rate, args.bc_value_coef,
-                  args.max_grad_norm * 10, args.progress,  # the fit clips gradients at ten times PPO's norm
-                  args.expert_temperature / REWARD_SCALE[variant.scoring])  # points -> reward units
+    fit = fitting(args, args.expert_temperature / REWARD_SCALE[variant.scoring])  # points -> reward units
     figures, t_record, t_fit = record_and_fit(variant, net, spec, args.expert_decisions,
                                               args.seed * 1_000_003 + 29 + update, args.seed, fit, writer, critic,
                                               "expert", step0=global_step, searched_only=args.expert_searched_only,
