@@ -143,8 +143,9 @@ class Solver:
         self.history[:] = 0
         self.killers[:] = -1
 
-    def values_of(self, pos: Position) -> dict[int, int]:
-        """Each legal card of the seat to act -> its team's take (see the module doc)."""
+    def diffs_of(self, pos: Position) -> dict[int, int]:
+        """Each legal card of the seat to act -> team 0's take minus team 1's with best play after it (the
+        capot bonus included), the zero-sum value the search computes; :meth:`values_of` reads takes from it."""
         self._prepare(pos)
         cap = pos.cap if self.capot_bonus else 3
         legal = self._dd.root_values(
@@ -152,8 +153,12 @@ class Solver:
             pos.seat, pos.led, pos.win_card, pos.win_seat, pos.ntrick, pos.trick_pts, pos.trick_mask,
             pos.tricks_left, cap, self._out)
         self.nodes = int(self.ctx[self._dd.C_NODES])
+        return {c: int(self._out[c]) for c in _cards(int(legal))}
+
+    def values_of(self, pos: Position) -> dict[int, int]:
+        """Each legal card of the seat to act -> its team's take (see the module doc)."""
         team = pos.seat & 1
-        return {c: pos.take(int(self._out[c]), team, self.capot_bonus) for c in _cards(int(legal))}
+        return {c: pos.take(d, team, self.capot_bonus) for c, d in self.diffs_of(pos).items()}
 
     def value_of(self, pos: Position) -> int:
         """The take of the seat to act's team with best play (one search with a full window)."""

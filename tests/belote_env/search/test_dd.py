@@ -71,6 +71,21 @@ def test_capot_bonus_is_scored_only_for_every_trick():
         assert solver.value(st) == want
 
 
+def test_diffs_are_the_zero_sum_values_the_takes_are_read_from():
+    from belote_env.search.reference import _card_diff
+
+    v = setting_variant({})
+    rng = random.Random(12)
+    solver = Solver(log2_tt=12, capot_bonus=90)
+    for _ in range(15):
+        st = play_position(v, rng.randrange(6), rng, tricks_left=3, cards_in_trick=rng.randrange(4))
+        pos = Position(st)
+        diffs = solver.diffs_of(pos)
+        assert sorted(diffs) == sorted(st.legal_actions())
+        assert diffs == {c: _card_diff(st, c, 90, {}) for c in diffs}
+        assert solver.values_of(pos) == {c: pos.take(d, st.seat & 1, 90) for c, d in diffs.items()}
+
+
 def test_full_deal_value_matches_its_line():
     v = setting_variant({})
     rng = random.Random(2)
