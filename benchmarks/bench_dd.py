@@ -89,6 +89,9 @@ def main() -> int:
     if args.pimc_pairs:
         all_ms, search_ms = pimc_times(args.pimc_pairs, args.seed, args.pimc, args.variant)
         for label, xs in (("all decisions", all_ms), ("searched card decisions", search_ms)):
+            if not xs:
+                print(f"{args.pimc}: no {label} (it does not search)")
+                continue
             print(f"{args.pimc} ms per decision, {label} ({len(xs)}): median {statistics.median(xs):.1f}, "
                   f"mean {statistics.mean(xs):.1f}, p99 {percentile(xs, 0.99):.1f}, max {max(xs):.1f}")
     return 0
