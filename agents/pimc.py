@@ -51,7 +51,8 @@ Options, in the spec after a colon, comma separated: ``pimc:worlds=16,tricks=5,b
 - ``beliefs`` (none): a neural agent (``ppo_coinche``, a checkpoint path) as the model of the other seats:
   each card decision draws ``draws`` (4 x ``worlds``) uniform worlds, weighs them by that policy's probability
   of every action the other seats took in them, to the power ``beta`` (0.2) (:mod:`agents.beliefs`), and
-  searches ``worlds`` of them drawn in proportion to the weights (docs/search.md).
+  searches ``worlds`` of them drawn in proportion to the weights (docs/search.md); with ``bid=dd`` each call
+  draws its ``bid_worlds`` the same way (in the auction in place of the worlds that fit the heuristic's bids).
 
 ``search`` is this agent with a trained policy as its base: ``search`` = ``pimc:base=family``, and
 ``search:policy=ppo_coinche,worlds=32`` = ``pimc:base=ppo_coinche,worlds=32`` (docs/search.md measures it
@@ -224,8 +225,7 @@ class PimcAgent(Agent):
         rng = random.Random(f"{self.seed}:{seat}:{info.history}:auction")
         solver = self._solver_for()
         totals = dict.fromkeys(calls, 0.0)
-        for _ in range(self.bid_worlds):
-            world = _sample_auction_world(info, rng)
+        for world, count in self._worlds(info, rng, _sample_auction_world, self.bid_worlds):
             ended = {}  # strain -> the world played out to its first lead with a contract in that strain
             if info.high >= 0:  # someone has bid
                 ended["high"] = _end_auction(world, None)
@@ -242,14 +242,14 @@ class PimcAgent(Agent):
                     contract = st.contract
                     if a != PASS:
                         contract = contract._replace(level=2 if a == COINCHE else 4)
-                    totals[a] += _WorldScorer(st, team, contract)(takes["high"])
+                    totals[a] += count * _WorldScorer(st, team, contract)(takes["high"])
                 else:
                     s = bid_strain(a)
                     st = ended[s]
                     if st is None:
                         continue
                     contract = st.contract._replace(value=bid_value(a))
-                    totals[a] += _WorldScorer(st, team, contract)(takes[s])
+                    totals[a] += count * _WorldScorer(st, team, contract)(takes[s])
         # ties: the call listed first (pass, then the lower bids)
         return max(calls, key=lambda a: (totals[a], -calls.index(a)))
 
@@ -270,13 +270,12 @@ class PimcAgent(Agent):
         rng = random.Random(f"{self.seed}:{info.seat}:{info.history}:take")
         solver = self._solver_for()
         totals = dict.fromkeys(takes, 0.0)
-        for _ in range(self.bid_worlds):
-            world = sample_deal(info, rng)
+        for world, count in self._worlds(info, rng, sample_deal, self.bid_worlds):
             for a in takes:
                 st = world.clone()
                 st.apply(a)
                 if st.phase == "play":
-                    totals[a] += _WorldScorer(st, team)(_team_take(solver, st, team, self.bid_margin))
+                    totals[a] += count * _WorldScorer(st, team)(_team_take(solver, st, team, self.bid_margin))
         best = max(takes, key=lambda a: (totals[a], -a))  # ties: the lower take
         return best if totals[best] > 0 else PASS
 
@@ -315,18 +314,20 @@ class PimcAgent(Agent):
         key = "search_values" if use_score else "search_takes"
         return card, {key: {ACTION_NAMES[c]: round(float(totals[c] / n), 4) for c in legal}}
 
-    def _worlds(self, info: InfoState, rng: random.Random, sample_deal) -> list[tuple[object, int]]:
-        """The worlds of a card decision, each with how many times it counts: ``worlds`` uniform draws, or with
-        ``beliefs`` that many drawn from ``draws`` uniform ones in proportion to their weights under the policy
-        (agents.beliefs, the likelihood to the power ``beta``; systematic resampling, each world solved once)."""
+    def _worlds(self, info: InfoState, rng: random.Random, sample_deal, n: int = 0) -> list[tuple[object, int]]:
+        """The worlds of a decision, each with how many times it counts: ``n`` (``worlds`` by default) draws of
+        ``sample_deal``, or with ``beliefs`` that many drawn from ``draws`` uniform ones in proportion to their
+        weights under the policy (agents.beliefs, the likelihood to the power ``beta``; systematic resampling,
+        each world solved once)."""
+        n = n or self.worlds
         if self._belief_net is None:
-            return [(sample_deal(info, rng), 1) for _ in range(self.worlds)]
+            return [(sample_deal(info, rng), 1) for _ in range(n)]
         from agents.beliefs import weighted_worlds
 
         candidates, logw = weighted_worlds(info, self._belief_net, self.draws, rng)
         w = np.exp(self.beta * (logw - logw.max()))
         edges = np.cumsum(w / w.sum())
-        picks = np.searchsorted(edges, (rng.random() + np.arange(self.worlds)) / self.worlds)
+        picks = np.searchsorted(edges, (rng.random() + np.arange(n)) / n)
         counts = np.bincount(np.minimum(picks, len(candidates) - 1), minlength=len(candidates))
         return [(candidates[i], int(c)) for i, c in enumerate(counts) if c]
 

@@ -141,6 +141,41 @@ def test_beliefs_option_weighs_its_worlds_and_stays_deterministic():
             make_agent(f"pimc:{bad}")
 
 
+def test_dd_calls_with_beliefs_draw_their_worlds_by_the_weights(monkeypatch):
+    """bid=dd with beliefs: take or pass (belote classique) and auction calls (coinche) solve bid_worlds worlds
+    resampled from the weighted ones, as card decisions do; the same call twice for the same position."""
+    import random
+
+    import agents.beliefs as beliefs
+    from belote_env.rules import DealState
+
+    drawn = []
+    weigh = beliefs.weighted_worlds
+
+    def spy(info, net, draws, rng):
+        worlds, logw = weigh(info, net, draws, rng)
+        drawn.append((info.phase, draws, len(worlds)))
+        return worlds, logw
+
+    monkeypatch.setattr(beliefs, "weighted_worlds", spy)
+    for variant, policy in (("belote_classique", "ppo_belote_classique"), ("coinche", "ppo_coinche")):
+        v = load_variant(variant)
+        agent = make_agent(f"pimc:bid=dd,bid_worlds=3,worlds=4,draws=8,beliefs={policy},tricks=1")
+        deal = DealState.random(v, 1, random.Random(5))
+        drawn.clear()
+        worlds = agent._worlds(deal.info_state(deal.seat), random.Random(0), None, agent.bid_worlds)
+        assert drawn == [("bidding", 8, 8)] and sum(count for _, count in worlds) == 3
+        for _ in range(3):
+            if deal.phase != "bidding":
+                break
+            info = deal.info_state(deal.seat)
+            drawn.clear()
+            call = agent.act(None, None, info)
+            assert call in info.legal_actions() and call == agent.act(None, None, info)
+            assert drawn and all(d == ("bidding", 8, 8) for d in drawn)
+            deal.apply(call)
+
+
 def _decisions(variant, seeds, player="heuristic"):
     """(observation, mask, info) at every decision of ``player``'s deals, seat by seat."""
     from belote_env.observation import action_mask, encode
