@@ -164,8 +164,13 @@ def _record_in_parts(variant, spec, decisions, seed, hidden, searched_only, valu
     else:
         import multiprocessing as mp
 
-        with mp.get_context("spawn").Pool(min(workers, len(tasks))) as pool:
+        pool = mp.get_context("spawn").Pool(min(workers, len(tasks)))
+        try:
             parts = dict(pool.imap_unordered(_record_part, tasks))
+            pool.close()  # the workers exit on their own (terminated, they left a semaphore to the resource tracker)
+        finally:
+            pool.terminate()
+            pool.join()
     ordered = [parts[i] for i in sorted(parts)]
 
     def join(name):
