@@ -94,30 +94,30 @@ class PimcAgent(Agent):
     def __init__(self, worlds: int = 16, tricks: int = 5, obj: str = "score", bid: str = "heuristic",
                  bid_worlds: int = 6, bid_margin: int = 16, seed: int = 0, name: str | None = None,
                  beliefs: str = "", draws: int = 0, beta: float = 0.2, base: str = "heuristic"):
+        who = "search" if (name or "").startswith("search") else "pimc"  # search's errors name its options
         if worlds < 1:
-            raise ValueError(f"pimc option worlds must be >= 1, got {worlds}")
+            raise ValueError(f"{who} option worlds must be >= 1, got {worlds}")
         if not 1 <= tricks <= 8:
-            raise ValueError(f"pimc option tricks must be 1..8, got {tricks}")
+            raise ValueError(f"{who} option tricks must be 1..8, got {tricks}")
         if obj not in OBJECTIVES:
-            raise ValueError(f"pimc option obj must be one of {', '.join(OBJECTIVES)}, got {obj!r}")
+            raise ValueError(f"{who} option obj must be one of {', '.join(OBJECTIVES)}, got {obj!r}")
         if bid not in BIDDING:
-            raise ValueError(f"pimc option bid must be one of {', '.join(BIDDING)}, got {bid!r}")
+            raise ValueError(f"{who} option bid must be one of {', '.join(BIDDING)}, got {bid!r}")
         if bid_worlds < 1:
-            raise ValueError(f"pimc option bid_worlds must be >= 1, got {bid_worlds}")
+            raise ValueError(f"{who} option bid_worlds must be >= 1, got {bid_worlds}")
         if draws < 0 or (beliefs and draws and draws < worlds):
-            raise ValueError(f"pimc option draws must be at least worlds ({worlds}), got {draws}")
+            raise ValueError(f"{who} option draws must be at least worlds ({worlds}), got {draws}")
         if not 0 < beta <= 1:
-            raise ValueError(f"pimc option beta must be in (0, 1], got {beta}")
+            raise ValueError(f"{who} option beta must be in (0, 1], got {beta}")
         self.beliefs = beliefs
         self.draws = draws or 4 * worlds
         self.beta = beta
-        self._belief_net = _neural_agent(beliefs, "beliefs").net if beliefs else None
+        self._belief_net = _neural_agent(beliefs, "beliefs", who).net if beliefs else None
         self.base = base
         self._heuristic = HeuristicAgent()
         self._bases = {}  # variant name -> base agent, for base=family
-        searching = (name or "").startswith("search")  # search's option is 'policy'
         self._base = self._heuristic if base == "heuristic" else None if base == FAMILY else _neural_agent(
-            base, "policy" if searching else "base")
+            base, "policy" if who == "search" else "base", who)
         self.needs_observation = base != "heuristic"
         self.worlds = worlds
         self.tricks = tricks
@@ -443,8 +443,9 @@ def _policies(net, observations, action_masks, rows: list[int]) -> np.ndarray:
     return policy_probs(net, obs, _rows(action_masks, rows).astype(bool))[0]
 
 
-def _neural_agent(spec: str, option: str):
-    """The neural agent (greedy) of option ``option``: a shipped name or a checkpoint path."""
+def _neural_agent(spec: str, option: str, agent: str = "pimc"):
+    """The neural agent (greedy) of ``agent``'s (pimc or search) option ``option``: a shipped name or a checkpoint
+    path."""
     from agents.pretrained import available, load_pretrained
 
     if spec in available():
@@ -453,7 +454,6 @@ def _neural_agent(spec: str, option: str):
 
     if not spec.endswith(".pt"):
         what = "heuristic, " if option == "base" else ""
-        agent = "search" if option == "policy" else "pimc"
         raise ValueError(f"{agent} option {option} names {what}a shipped agent ({', '.join(available())}) or a .pt "
                          f"checkpoint, got {spec!r}")
     return load_agent(spec)

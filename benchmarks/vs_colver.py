@@ -269,7 +269,12 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--pairs, --jobs and --worlds must be at least 1")
     bot_spec = colver_spec(args.colver, args.worlds)
     label_b = colver.Agent(bot_spec, 0).label
-    _our_agent(args.agent)  # a bad spec fails here, before any worker starts
+    from agents.errors import AgentSpecError
+
+    try:
+        _our_agent(args.agent)  # a bad spec fails here, before any worker starts
+    except AgentSpecError as e:
+        p.error(str(e))
     step = max(1, min(25, -(-args.pairs // args.jobs)))
     tasks = [(args.agent, bot_spec, args.variant, args.seed, s, min(s + step, args.pairs))
              for s in range(0, args.pairs, step)]

@@ -418,9 +418,8 @@ def validate_train(args, resuming: bool = False):
             args.bc_agent = ""
     specs = [("opponent_mix", s) for s in args.opponent_mix] + [("eval_opponents", s) for s in args.eval_opponents]
     specs += [(name, getattr(args, name)) for name in ("bc_agent", "expert_agent") if getattr(args, name)]
-    for option, spec in specs:
-        if "{net}" in spec:
-            spec = spec.replace("{net}", _net_file(args))
+    for option, given in specs:
+        spec = given.replace("{net}", _net_file(args)) if "{net}" in given else given
         if is_checkpoint_spec(spec):
             if not Path(spec).is_file():
                 raise ConfigError(f"option {option!r}: checkpoint {spec!r} does not exist")
@@ -430,8 +429,9 @@ def validate_train(args, resuming: bool = False):
 
             try:
                 make_agent(spec)
-            except AgentSpecError as e:
-                raise ConfigError(f"option {option!r}: {e}") from None
+            except AgentSpecError as e:  # said of the spec as given, '{net}' rather than the file it stood for
+                said = str(e).replace(spec, given).replace(_net_file(args), "{net}") if given != spec else str(e)
+                raise ConfigError(f"option {option!r}: {said}") from None
         elif spec not in agent_names():
             raise ConfigError(f"option {option!r}: unknown agent {spec!r}; registered: {', '.join(agent_names())} "
                               "(or a checkpoint path ending in .pt)")

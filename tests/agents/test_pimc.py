@@ -208,7 +208,8 @@ def test_search_spec_is_pimc_on_a_policy():
     assert make_agent(f"search:policy={path}").base == path and not is_checkpoint_spec(f"search:policy={path}")
     assert is_checkpoint_spec(path) and is_checkpoint_spec("runs/missing.pt")
     for bad, word in (("search:policy=nobody", "search option policy names a shipped"), ("search:base=heuristic", "policy"),
-                      ("pimc:base=nobody", "heuristic")):
+                      ("pimc:base=nobody", "heuristic"), ("search:worlds=0", "search option worlds must be"),
+                      ("search:beliefs=nobody", "search option beliefs names"), ("pimc:beliefs=nobody", "pimc option")):
         with pytest.raises(AgentSpecError, match=word):
             make_agent(bad)
     with pytest.raises(ValueError, match="no shipped agent was trained on variant 'coinche_officielles'"):

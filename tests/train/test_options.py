@@ -46,6 +46,13 @@ def test_bad_agent_specs_fail_before_a_run_directory_exists(tmp_path, flag, valu
     assert not any(tmp_path.iterdir())  # nothing written
 
 
+def test_a_bad_expert_spec_is_said_as_given_with_its_net_placeholder(capsys, tmp_path):
+    status, _, err = train_command("--config", "configs/train/tiny.yaml", "--runs-dir", tmp_path, "--expert-agent",
+                                   "search:polcy={net},worlds=0", capsys=capsys)
+    assert status == 2 and "agent spec 'search:polcy={net},worlds=0'" in err and "option 'polcy={net}'" in err
+    assert "belote-net-" not in err and not any(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("flag,value", [("--hidden-sizes", "0"), ("--learning-rate", "0"), ("--gamma", "1.5"),
                                         ("--gae-lambda", "-0.1"), ("--max-grad-norm", "0"), ("--clip-coef", "-1"),
                                         ("--ent-coef", "-0.01"), ("--target-kl", "-1"), ("--max-minutes", "-2"),

@@ -45,3 +45,10 @@ def test_random_and_heuristic_against_colver_agree_on_every_legal_set(capsys):
     pairs = vs_colver.play_pairs(task)
     assert scores(pairs) == scores(vs_colver.play_pairs(task))  # deterministic for a seed
     assert all(len(tables) == 2 for tables in pairs)  # each deal twice, the teams swapped
+
+
+def test_a_bad_agent_spec_is_an_error_line_not_a_traceback(capsys):
+    pytest.importorskip("colver")
+    with pytest.raises(SystemExit) as stop:
+        vs_colver.main(["nosuch", "--pairs", "2"])
+    assert stop.value.code == 2 and "error: unknown agent 'nosuch'" in capsys.readouterr().err
