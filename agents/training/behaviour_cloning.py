@@ -164,13 +164,10 @@ def _record_in_parts(variant, spec, decisions, seed, hidden, searched_only, valu
     else:
         import multiprocessing as mp
 
-        pool = mp.get_context("spawn").Pool(min(workers, len(tasks)))
-        try:
+        with mp.get_context("spawn").Pool(min(workers, len(tasks))) as pool:
             parts = dict(pool.imap_unordered(_record_part, tasks))
-            pool.close()  # the workers exit on their own (terminated, they left a semaphore to the resource tracker)
-        finally:
-            pool.terminate()
-            pool.join()
+            pool.close()  # the workers exit on their own: terminated (the with's exit), they left a semaphore to the
+            pool.join()  # resource tracker, which warned at the end of the run
     ordered = [parts[i] for i in sorted(parts)]
 
     def join(name):

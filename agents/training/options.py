@@ -430,7 +430,7 @@ def validate_train(args, resuming: bool = False):
             try:
                 make_agent(spec)
             except AgentSpecError as e:  # said of the spec as given, '{net}' rather than the file it stood for
-                said = str(e).replace(spec, given).replace(_net_file(args), "{net}") if given != spec else str(e)
+                said = str(e).replace(_net_file(args), "{net}") if "{net}" in given else str(e)
                 raise ConfigError(f"option {option!r}: {said}") from None
         elif spec not in agent_names():
             raise ConfigError(f"option {option!r}: unknown agent {spec!r}; registered: {', '.join(agent_names())} "
