@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent
-from agents.errors import AgentSpecError
+from agents.errors import AgentActionError, AgentSpecError
 from agents.files import replacing
 
 SUFFIX = ".pt2"
@@ -96,25 +96,67 @@ def read_meta(path: str | Path) -> dict:
 
 
 def _load(path: str | Path):
-    import torch
+    """The program of a policy file (read by :mod:`agents.pt2_reader`: nothing of the file is run but ATen
+    operators) and its description, both checked: an AgentSpecError naming the file says what is wrong."""
+    from agents.pt2_reader import read_program
 
     path = Path(path)
     if not path.is_file():
         raise AgentSpecError(f"exported policy {str(path)!r} does not exist")
-    extra = {META_FILE: ""}
+    program, extra = read_program(path)
     try:
-        program = torch.export.load(path, extra_files=extra)
-        meta = json.loads(extra[META_FILE]) if extra[META_FILE] else {}
-    except Exception as e:  # a truncated or foreign file: torch raises several kinds
-        raise AgentSpecError(f"{str(path)!r} is not a policy written by export_policy ({type(e).__name__}: "
-                             f"{str(e)[:200]})") from None
-    if meta.get("format") != FORMAT:
+        meta = json.loads(extra[META_FILE]) if extra.get(META_FILE) else {}
+    except ValueError:
+        raise AgentSpecError(f"{str(path)!r}: its {META_FILE} is not JSON") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise AgentSpecError(f"{str(path)!r} was not written by agents.exported.export_policy (no {META_FILE})")
+    _check_program(program, meta, path)
     return program, meta
 
 
+def _check_program(program, meta: dict, path: Path) -> None:
+    """The program takes what the description says (observations float32[B, 853], then the mask bool[B, 112]
+    when listed) and gives logits [B, 112] first; an AgentSpecError saying what it does instead."""
+    import torch
+
+    from belote_env.observation import OBS_SIZE
+    from belote_env.rules.actions import NUM_ACTIONS
+
+    name = f"{str(path)!r}"
+    inputs = meta.get("inputs", ["observation"])
+    if inputs not in (["observation"], ["observation", "action_mask"]):
+        raise AgentSpecError(f"{name}: its description lists inputs {str(inputs)[:100]}; a policy takes "
+                             "['observation'] or ['observation', 'action_mask']")
+    wanted = [(torch.float32, OBS_SIZE, "observations"), (torch.bool, NUM_ACTIONS, "action masks")][:len(inputs)]
+    if len(program.inputs) != len(wanted):
+        raise AgentSpecError(f"{name}: the network takes {len(program.inputs)} inputs; its description lists "
+                             f"{len(wanted)} ({', '.join(inputs)})")
+    for (_, dtype, shape), (want_dtype, size, what) in zip(program.inputs, wanted):
+        if shape is not None and (len(shape) != 2 or shape[1] != size):
+            raise AgentSpecError(f"{name}: the network takes {what} of shape {list(shape)}; belote_env's are "
+                                 f"[batch, {size}]")
+        if dtype is not None and dtype != want_dtype:
+            raise AgentSpecError(f"{name}: the network takes {what} of {dtype}; belote_env's are {want_dtype}")
+    example = (torch.zeros(2, OBS_SIZE), torch.ones(2, NUM_ACTIONS, dtype=torch.bool))[:len(wanted)]
+    try:
+        with torch.inference_mode():
+            out = program(*example)
+    except Exception as e:  # whatever an operator raises on the file's graph
+        raise AgentSpecError(f"{name}: the network fails on a batch of 2 observations ({type(e).__name__}: "
+                             f"{str(e).splitlines()[0][:200] if str(e) else ''})") from None
+    logits = out[0] if out else None
+    if not (isinstance(logits, torch.Tensor) and logits.is_floating_point()
+            and tuple(logits.shape) == (2, NUM_ACTIONS)):
+        got = (f"{logits.dtype} of shape {list(logits.shape)}" if isinstance(logits, torch.Tensor)
+               else type(logits).__name__)
+        raise AgentSpecError(f"{name}: the network's first output is {got}; a policy gives float logits of shape "
+                             f"[batch, {NUM_ACTIONS}]")
+
+
 class ExportedAgent(Agent):
-    """A policy file written by :func:`export_policy`: the legal action of highest logit."""
+    """A policy file written by :func:`export_policy`: the legal action of highest logit (ties, and a row whose
+    legal logits are all -inf, to the lowest legal action); a NaN logit of a legal action is an
+    :class:`~agents.errors.AgentActionError` naming the file."""
 
     needs_info = False
 
@@ -122,8 +164,10 @@ class ExportedAgent(Agent):
         program, meta = _load(path)
         self.path = Path(path)
         self.meta = meta
-        self.net = program.module()
-        self.name = name or meta.get("name") or self.path.stem
+        self.net = program
+        given = meta.get("name")
+        self.name = name or (given if isinstance(given, str) and given.isprintable() and 0 < len(given) <= 64
+                             else self.path.stem)
         self.with_mask = "action_mask" in meta.get("inputs", ())
 
     def act(self, observation, action_mask, info=None) -> int:
@@ -133,13 +177,19 @@ class ExportedAgent(Agent):
         import torch
 
         obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
+        legal = np.asarray(action_masks) > 0
         with torch.inference_mode():
             if self.with_mask:
-                logits = self.net(obs, torch.as_tensor(np.asarray(action_masks) > 0))[0]
+                logits = self.net(obs, torch.from_numpy(legal))[0]
             else:
-                logits = self.net(obs)
-        scores = np.where(np.asarray(action_masks) > 0, logits.numpy().astype(np.float64), -np.inf)
-        return scores.argmax(axis=1)
+                logits = self.net(obs)[0]
+        scores = np.where(legal, logits.numpy().astype(np.float64), -np.inf)
+        if np.isnan(scores).any():
+            row = int(np.flatnonzero(np.isnan(scores).any(axis=1))[0])
+            raise AgentActionError(f"policy {str(self.path)!r} gave NaN logits for legal actions (row {row} of "
+                                   f"{len(scores)}): the network's weights or its input are broken")
+        best = scores.argmax(axis=1)
+        return np.where(legal[np.arange(len(best)), best], best, legal.argmax(axis=1))
 
 
 class Snapshots:
