@@ -265,9 +265,16 @@ def load_config(cls, name: str) -> dict:
     """The options of a YAML config file, checked against the fields of ``cls``."""
     path = config_path(name)
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot be read ({e.strerror or e})") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start}); a training config is YAML text") from None
     except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML: {e}") from None
+        mark = getattr(e, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        what = " ".join(str(getattr(e, "problem", None) or e).split())
+        raise ConfigError(f"{path}: not valid YAML: {what[:200]}{where}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a training config is a mapping of option names to values")
     fields = fields_of(cls)
