@@ -313,24 +313,32 @@ def duplicate_match(
 
 # ----------------------------------------------------------------------------- round-robin
 
-_WORKER_AGENTS: dict[str, Agent] = {}
+_WORKER_AGENTS: dict[str, tuple[str | None, Agent]] = {}  # spec -> (digest of its weights, the agent)
 
 
-def _worker_agent(spec: str) -> Agent:
-    agent = _WORKER_AGENTS.get(spec)
-    if agent is None:
-        from agents.registry import make_agent
+def _worker_agent(spec: str, family: str | None = None) -> Agent:
+    """The agent of ``spec``, built once per process for each version of the weights behind it (the digest of
+    :func:`~agents.arena.ladder.cache.agent_digest`): a file changed since it was loaded is loaded again, never
+    played under the new file's digest (``family``: the variant's, for the policies of ``pimc``/``search``)."""
+    from agents.arena.ladder.cache import agent_digest
+    from agents.registry import make_agent
 
-        agent = _WORKER_AGENTS[spec] = make_agent(spec)
-    return agent
+    try:
+        digest = agent_digest(spec, family)
+    except (OSError, ValueError):  # an unknown family or an unreadable file: make_agent says what is wrong
+        digest = None
+    held = _WORKER_AGENTS.get(spec)
+    if held is None or held[0] != digest:
+        held = _WORKER_AGENTS[spec] = (digest, make_agent(spec))
+    return held[1]
 
 
 def run_chunk(task) -> MatchResult:
     """Worker: pairs start..stop of the match spec_a vs spec_b (agents built once per process); ``task`` is
     (spec_a, spec_b, variant, start, stop, seed, games, record)."""
     spec_a, spec_b, variant, start, stop, seed, games, record = task
-    a = _worker_agent(spec_a)
-    b = _worker_agent(spec_b) if spec_b != spec_a else a
+    a = _worker_agent(spec_a, variant.name)
+    b = _worker_agent(spec_b, variant.name) if spec_b != spec_a else a
     return play_pairs(a, b, variant, start, stop, seed, games, label_a=spec_a, label_b=spec_b, record=record)
 
 
@@ -353,10 +361,8 @@ def round_robin(
         raise ValueError(f"agents must be distinct, got {specs}")
     if n_pairs < 1:
         raise ValueError(f"the number of pairs must be positive, got {n_pairs}")
-    from agents.registry import make_agent
-
     for s in specs:  # fail early, in the parent, on a bad name or file
-        _WORKER_AGENTS.setdefault(s, make_agent(s))
+        _worker_agent(s, variant.name)
     tasks = []
     for x in range(len(specs)):
         for y in range(x + 1, len(specs)):

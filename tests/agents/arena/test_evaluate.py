@@ -157,3 +157,34 @@ def test_a_factory_agents_matches_are_bound_to_its_module_file(tmp_path, monkeyp
     after = cache.agent_digest("my_bot_for_eval:bot")
     assert before and after and before != after  # its cached matches are played again
     assert cache.agent_digest("heuristic") is None and cache.agent_digest("no_such_module_x:bot") is None
+
+
+def test_a_policy_file_changed_in_the_same_process_is_played_anew(small_pool, tmp_path):
+    """Two belote-eval runs in one process (benchmarks/baselines.py does so): the second file's matches are
+    the second file's, not those of the agent the first run left in the process."""
+    import torch
+
+    from agents.exported import export_policy
+    from belote_env.observation import OBS_SIZE
+    from belote_env.rules.actions import NUM_ACTIONS
+
+    def policy(bias: int):
+        net = torch.nn.Linear(OBS_SIZE, NUM_ACTIONS)
+        with torch.no_grad():
+            net.weight.zero_()
+            net.bias.copy_(torch.arange(NUM_ACTIONS, dtype=torch.float32) * (1 if bias else -1))
+        return export_policy(net, tmp_path / "p.pt2")  # same path: prefers the highest, then the lowest action
+
+    def rate(folder, spec=str(tmp_path / "p.pt2")):
+        assert evaluate.main([spec, "-f", "coinche", "-n", "4", "-j", "1", "--bootstrap", "20", "--no-progress",
+                              "--ladder-cache", str(small_pool / "ladder"), "--cache", str(tmp_path / folder)]) == 0
+        return cache.MatchCache.open(tmp_path / folder, "coinche", spec, "random").result(evaluate.LADDER_SEED, 4)
+
+    policy(1)
+    rate("eval")
+    policy(0)
+    changed = rate("eval")  # the cache sees a new digest and plays again, with the new weights
+    fresh = rate("fresh")  # what a new cache holds (no agent of the first file involved in its building)
+    assert np.array_equal(changed.pair_diffs, fresh.pair_diffs)
+    first = rate("first", FIRST)
+    assert np.array_equal(changed.pair_diffs, first.pair_diffs)  # the lowest action: first_legal
