@@ -36,6 +36,7 @@ import numba
 import numpy as np
 
 from agents.errors import AgentActionError
+from belote_env.errors import BeloteError
 from agents.base import Agent
 from belote_env.numba_cache import heal_damaged_files
 from belote_env.rules.actions import action_id, action_name
@@ -99,14 +100,20 @@ class Runner:
         venv = self.venv
         m = mask[idx].view(np.int8)
         got = infos = None
-        if agent.needs_info and type(agent).act_rows is not Agent.act_rows:  # a kernel copy of the agent
-            got = agent.act_rows(self._params, venv.info_rows(idx))
-        if got is None:
-            infos = [venv.info_state(int(i)) for i in idx] if agent.needs_info else [None] * len(idx)
-            if seeds is not None and agent.takes_seeds:
-                got = agent.act_batch(obs[idx], m, infos, seeds=seeds[idx])
-            else:
-                got = agent.act_batch(obs[idx], m, infos)
+        try:
+            if agent.needs_info and type(agent).act_rows is not Agent.act_rows:  # a kernel copy of the agent
+                got = agent.act_rows(self._params, venv.info_rows(idx))
+            if got is None:
+                infos = [venv.info_state(int(i)) for i in idx] if agent.needs_info else [None] * len(idx)
+                if seeds is not None and agent.takes_seeds:
+                    got = agent.act_batch(obs[idx], m, infos, seeds=seeds[idx])
+                else:
+                    got = agent.act_batch(obs[idx], m, infos)
+        except BeloteError:
+            raise
+        except Exception as e:  # a user's agent that fails: a line naming it (the traceback stays in __cause__)
+            raise AgentActionError(f"agent {agent!r} raised {type(e).__name__} when asked to act at "
+                                   f"{len(idx)} table(s): {short_repr(str(e))}") from e
         try:
             acts, bad = action_array(got)
         except ValueError as e:

@@ -110,7 +110,14 @@ def _from_factory(spec: str) -> Agent:
                              "fn(observation, action_mask) -> action") from None
     except ValueError:
         pass  # no signature to read (a builtin): call it and see
-    made = factory()
+    try:
+        made = factory()
+    except Exception as e:  # the user's code: a line naming it (its traceback stays in __cause__)
+        raise AgentSpecError(f"agent spec {spec!r}: {attr}() raised {type(e).__name__}: "
+                             f"{str(e).splitlines()[0][:200] if str(e) else ''}") from e
+    if isinstance(made, type):
+        raise AgentSpecError(f"agent spec {spec!r}: {attr}() returned the class {made.__name__}, not an Agent or a "
+                             f"callable fn(observation, action_mask) -> action (an instance of it, perhaps?)")
     if isinstance(made, Agent):
         if made.name in ("agent", "policy"):
             made.name = attr

@@ -114,6 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     except BeloteError as e:  # LadderError, AgentSpecError, VariantError...: one line, no traceback
         print(f"belote-eval: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # the workers end with the pool; every chunk played so far is in the cache
+        print("belote-eval: interrupted; the chunks already played are cached: the same command goes on from them",
+              file=sys.stderr)
+        return 130
 
 
 def run(args, command: str) -> int:

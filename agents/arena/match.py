@@ -385,10 +385,10 @@ def round_robin(
                 parts.append(run_chunk(t))
                 bar.update(t[4] - t[3])
         else:
-            import multiprocessing as mp
+            from agents.workers import results, worker_pool
 
-            with mp.get_context("spawn").Pool(workers) as pool:
-                for r in pool.imap_unordered(run_chunk, tasks):
+            with worker_pool(workers) as pool:
+                for r in results(pool.imap_unordered(run_chunk, tasks)):
                     parts.append(r)
                     bar.update(r.pairs)
     finally:

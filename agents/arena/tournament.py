@@ -128,6 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"belote-tournament: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # the workers end with the pool
+        print("belote-tournament: interrupted" + ("; the reports of the variants finished before it are written"
+                                                  if args.out is not None and len(args.variant) > 1 else ""),
+              file=sys.stderr)
+        return 130
     return 0
 
 

@@ -60,7 +60,7 @@ RECORD_TABLES = 256  # tables played at once while recording (one act_batch per 
 
 def record_demonstrations(variant, spec: str, decisions: int, seed, progress: bool = False,
                           hidden: bool = False, searched_only: bool = False, values: bool = False,
-                          workers: int = 1, ray_address: str | None = None) -> Demonstrations:
+                          workers: int = 1, ray_address: str | None = None, stop=None) -> Demonstrations:
     """Play deals with the agent ``spec`` at all four seats and record its first ``decisions`` decisions.
 
     Deals are played ``RECORD_TABLES`` at a time by the play loop (:class:`agents.loop.Runner` on a
@@ -77,9 +77,12 @@ def record_demonstrations(variant, spec: str, decisions: int, seed, progress: bo
     Ray started here) record about ``decisions / workers`` each, part ``i`` from the seed ``[seed, i]``, joined
     in that order: the recording depends on ``workers``, not on where the parts ran (a searching agent's
     recording is where expert iteration spends its time).
+    ``stop``: a function asked at every step (or, with workers, twice a second); when it answers true, the recording
+    ends with :class:`agents.workers.Stopped` (``train.py`` asks it whether Ctrl-C was pressed).
     """
     if workers > 1:
-        return _record_in_parts(variant, spec, decisions, seed, hidden, searched_only, values, workers, ray_address)
+        return _record_in_parts(variant, spec, decisions, seed, hidden, searched_only, values, workers, ray_address,
+                                stop)
     from agents.loop import MAX_REDEALS, Runner
     from agents.registry import make_agent
     from belote_env.vector import VectorEnv
@@ -110,6 +113,11 @@ def record_demonstrations(variant, spec: str, decisions: int, seed, progress: bo
     bar = tqdm(total=decisions, unit="decision", unit_scale=True, dynamic_ncols=True, disable=not progress,
                mininterval=2.0, desc=f"bc: recording {spec}")
     while n < decisions:
+        if stop is not None and stop():
+            from agents.workers import Stopped
+
+            bar.close()
+            raise Stopped()
         runner.actions(obs, mask, seat, actions)
         if searches is None:
             tables = np.arange(min(n_tables, decisions - n))  # the last step records the first tables only
@@ -153,7 +161,7 @@ def _record_part(task) -> tuple[int, Demonstrations]:
                                     values=values)
 
 
-def _record_in_parts(variant, spec, decisions, seed, hidden, searched_only, values, workers, ray_address):
+def _record_in_parts(variant, spec, decisions, seed, hidden, searched_only, values, workers, ray_address, stop):
     sizes = [decisions // workers + (i < decisions % workers) for i in range(workers)]
     tasks = [(i, variant, spec, size, seed, hidden, searched_only, values) for i, size in enumerate(sizes) if size]
     if ray_address:
@@ -162,12 +170,10 @@ def _record_in_parts(variant, spec, decisions, seed, hidden, searched_only, valu
         parts = dict(run_chunks(_record_part, tasks, None if ray_address == "local" else ray_address,
                                 workers if ray_address == "local" else None))
     else:
-        import multiprocessing as mp
+        from agents.workers import results, worker_pool
 
-        with mp.get_context("spawn").Pool(min(workers, len(tasks))) as pool:
-            parts = dict(pool.imap_unordered(_record_part, tasks))
-            pool.close()  # the workers exit on their own: terminated (the with's exit), they left a semaphore to the
-            pool.join()  # resource tracker, which warned at the end of the run
+        with worker_pool(min(workers, len(tasks))) as pool:
+            parts = dict(results(pool.imap_unordered(_record_part, tasks), stop))
     ordered = [parts[i] for i in sorted(parts)]
 
     def join(name):
@@ -195,8 +201,10 @@ def soft_targets(actions: torch.Tensor, returns: torch.Tensor, values: np.ndarra
     v = torch.from_numpy(values)
     searched = ~torch.isnan(v).all(1)
     targets = nn.functional.one_hot(actions, NUM_ACTIONS).float()
-    scaled = torch.nan_to_num(v[searched] / temperature, nan=-torch.inf)
-    targets[searched] = torch.softmax(scaled, 1)
+    rows = torch.nan_to_num(v[searched].double(), nan=-torch.inf)
+    # relative to each row's best value, in float64: a tiny temperature gives the best cards, never 0/0
+    scaled = (rows - rows.max(1, keepdim=True).values) / temperature
+    targets[searched] = torch.softmax(scaled, 1).float()
     returns = returns.clone()
     returns[searched] = torch.nan_to_num(v[searched], nan=-torch.inf).max(1).values
     return targets, returns
@@ -290,9 +298,9 @@ def clone_validation(net, obs, mask, actions, returns) -> dict:
 
 def record_and_fit(variant, net, spec: str, decisions: int, seed: int, sample_seed: int, fit: Fitting, writer,
                    critic=None, tag: str = "bc", step0: int = 0, searched_only: bool = False, workers: int = 1,
-                   ray_address: str | None = None):
+                   ray_address: str | None = None, stop=None):
     """Record ``decisions`` decisions of ``spec`` at the four seats (deals from ``seed``; ``searched_only``: only
-    those it searches; ``workers``, ``ray_address``: in parts, :func:`record_demonstrations`) and fit ``net`` (and
+    those it searches; ``workers``, ``ray_address``: in parts; ``stop``: :func:`record_demonstrations`) and fit ``net`` (and
     ``critic``) to them
     (:func:`behaviour_clone`, logged under ``<tag>/`` from step ``step0``, with ``<tag>/seconds`` and
     ``<tag>/agreement_before`` at ``step0``). Returns the fit's figures, plus ``agreement_before`` (how often
@@ -301,7 +309,7 @@ def record_and_fit(variant, net, spec: str, decisions: int, seed: int, sample_se
     t0 = time.time()
     demo = record_demonstrations(variant, spec, decisions, seed=seed, progress=fit.progress, hidden=critic is not None,
                                  searched_only=searched_only, values=fit.temperature > 0, workers=workers,
-                                 ray_address=ray_address)
+                                 ray_address=ray_address, stop=stop)
     sample = np.sort(np.random.default_rng(sample_seed).choice(len(demo.actions), min(10_000, len(demo.actions)),
                                                                replace=False))
     before = clone_validation(net, training_path(net).dense_batch(demo.obs[sample]),

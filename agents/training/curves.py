@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.files import replacing
 from agents.training.errors import ConfigError
 
 
@@ -64,10 +65,19 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None) -> Path:
     if not s:
         raise ConfigError(f"{run_dir}: no TensorBoard scalars found (is it a run directory of train.py?)")
     out = Path(out) if out else run_dir / "training_curves.png"
+    if out.is_dir():  # a folder: the image goes in it, under its usual name
+        out = out / "training_curves.png"
+    if out.suffix.lower() != ".png":
+        raise ConfigError(f"--plot-out {str(out)!r}: the curves are a PNG image; give a path ending in .png or a folder")
     if _tracked_by_git(out):
         raise ConfigError(f"{out} is a file tracked by git; --plot never overwrites one: give another --plot-out "
                           "(or copy the PNG there yourself)")
-    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        blocking = next((str(p) for p in out.parents if p.exists() and not p.is_dir()), None)
+        why = f"{blocking!r} is a file, not a folder" if blocking else (e.strerror or str(e))
+        raise ConfigError(f"--plot-out {str(out)!r}: its folder cannot be made ({why})") from None
     opponents = sorted({t.split("/")[1] for t in s if t.startswith("eval/") and not t.startswith("eval/final_")})
     colors = {opp: f"C{i}" for i, opp in enumerate(opponents)}
 
@@ -113,6 +123,11 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None) -> Path:
             a.legend(fontsize=8)
     fig.suptitle(f"train.py run {run_dir.name}")
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    try:
+        with replacing(out) as tmp:  # whole or not at all
+            fig.savefig(tmp, dpi=110, format="png")
+    except OSError as e:
+        raise ConfigError(f"--plot-out {str(out)!r} cannot be written ({e.strerror or e})") from None
+    finally:
+        plt.close(fig)
     return out

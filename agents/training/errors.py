@@ -18,8 +18,12 @@ class RunWriteError(BeloteError):
     """A run's file (a checkpoint) could not be written: a full disk, a read-only folder."""
 
 
+class DivergedError(BeloteError):
+    """A fit or an update left the network with weights that are not finite (NaN or inf); nothing was written."""
+
+
 class ExportError(BeloteError):
     """An export destination that cannot take the file (:mod:`agents.training.export`)."""
 
 
-__all__ = ["ConfigError", "ExportError", "RunInUseError", "RunWriteError"]
+__all__ = ["ConfigError", "DivergedError", "ExportError", "RunInUseError", "RunWriteError"]

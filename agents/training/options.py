@@ -12,7 +12,10 @@ it calls take the values they need.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -358,11 +361,22 @@ def validate_train(args, resuming: bool = False):
     the loop, every agent spec (``opponent_mix``, ``eval_opponents``, ``bc_agent``) is a registered name
     or an existing checkpoint, and ``init_from`` holds a network of the run's sizes (it replaces the warm start;
     ``resuming``: a run that continues from its own checkpoint does not read it again)."""
+    for name, f in fields_of(type(args)).items():
+        if isinstance(f.default, float) and not math.isfinite(getattr(args, name)):
+            raise ConfigError(f"option {name!r} must be a finite number, got {getattr(args, name)}")
     positive = ("total_timesteps", "num_envs", "num_steps", "num_minibatches", "update_epochs", "checkpoint_every",
                 "keep_checkpoints", "torch_threads", "pool_size", "pool_every", "expert_workers")
     for name in positive:
         if getattr(args, name) < 1:
             raise ConfigError(f"option {name!r} must be >= 1, got {getattr(args, name)}")
+    from agents.workers import max_workers
+
+    if args.expert_workers > max_workers() and not args.ray_workers:
+        raise ConfigError(f"option 'expert_workers' asks for {args.expert_workers} processes; at most "
+                          f"{max_workers()} on this machine's {os.cpu_count()} cores")
+    for agent, count in (("bc_agent", "bc_decisions"), ("expert_agent", "expert_decisions")):
+        if getattr(args, agent):
+            check_recording_memory(count, getattr(args, count), args.central_critic)
     for agent, names in (("bc_agent", ("bc_decisions", "bc_epochs", "bc_batch_size")),
                          ("expert_agent", ("expert_decisions", "bc_epochs", "bc_batch_size"))):
         if not getattr(args, agent):
@@ -413,8 +427,6 @@ def validate_train(args, resuming: bool = False):
     if args.num_envs * args.num_steps > args.total_timesteps:
         raise ConfigError(f"total_timesteps ({args.total_timesteps}) is below one rollout "
                           f"(num_envs * num_steps = {args.num_envs * args.num_steps})")
-    from agents.registry import agent_names, is_checkpoint_spec
-
     check_network(args)
     if args.init_from and not resuming:
         from agents.training.runs import init_checkpoint
@@ -426,46 +438,88 @@ def validate_train(args, resuming: bool = False):
     specs = [("opponent_mix", s) for s in args.opponent_mix] + [("eval_opponents", s) for s in args.eval_opponents]
     specs += [(name, getattr(args, name)) for name in ("bc_agent", "expert_agent") if getattr(args, name)]
     for option, given in specs:
-        spec = given.replace("{net}", _net_file(args)) if "{net}" in given else given
-        if is_checkpoint_spec(spec):
-            if not Path(spec).is_file():
-                raise ConfigError(f"option {option!r}: checkpoint {spec!r} does not exist")
-        elif ":" in spec:
-            from agents.errors import AgentSpecError
-            from agents.registry import make_agent
-
-            try:
-                make_agent(spec)
-            except AgentSpecError as e:  # said of the spec as given, '{net}' rather than the file it stood for
-                said = str(e).replace(_net_file(args), "{net}") if "{net}" in given else str(e)
-                raise ConfigError(f"option {option!r}: {said}") from None
-        elif spec not in agent_names():
-            raise ConfigError(f"option {option!r}: unknown agent {spec!r}; registered: {', '.join(agent_names())} "
-                              "(or a checkpoint path ending in .pt)")
+        if "{net}" in given and option != "expert_agent":
+            raise ConfigError(f"option {option!r}: {given!r}: '{{net}}' stands for the network being trained, which "
+                              "only expert_agent can name (e.g. search:policy={net})")
+    with _net_file(args) if "{net}" in args.expert_agent else contextlib.nullcontext("") as net:
+        for option, given in specs:
+            _check_spec(option, given, given.replace("{net}", net) if net else given, net)
     return args
 
 
-_NET_FILES: dict = {}
+def divergence_hint(args, phase: str) -> str:
+    """What to lower when a ``phase`` (``fit``: the warm start or an expert fit; ``update``: PPO) left weights that
+    are not finite (:func:`agents.training.runs.check_finite`)."""
+    if phase == "fit":
+        return (f"Lower bc_learning_rate ({args.bc_learning_rate}) or bc_value_coef ({args.bc_value_coef})"
+                + (f", or raise expert_temperature ({args.expert_temperature})" if args.expert_temperature else "")
+                + ".")
+    return (f"Lower learning_rate ({args.learning_rate}) or max_grad_norm ({args.max_grad_norm}); --resume continues "
+            "from the last checkpoint.")
 
 
-def _net_file(args) -> str:
-    """A weights-only checkpoint of a network of the run's spec (untrained), written once per spec to a temporary
-    folder: what ``{net}`` in an agent spec stands for while the options are checked."""
-    import atexit
+def _check_spec(option: str, given: str, spec: str, net: str) -> None:
+    """ConfigError naming ``option`` when the agent spec ``given`` (``spec`` once ``{net}`` is the file ``net``) is
+    not a registered name, an existing checkpoint or a spec ``make_agent`` builds; said of the spec as given."""
+    from agents.errors import AgentSpecError
+    from agents.registry import agent_names, is_checkpoint_spec, make_agent
+
+    def said(text: str) -> str:
+        return text.replace(net, "{net}") if net else text
+
+    if is_checkpoint_spec(spec):
+        if not Path(spec).is_file():
+            raise ConfigError(f"option {option!r}: checkpoint {given!r} does not exist")
+    elif ":" in spec:
+        try:
+            make_agent(spec)
+        except AgentSpecError as e:
+            raise ConfigError(f"option {option!r}: {said(str(e))}") from None
+    elif spec not in agent_names():
+        raise ConfigError(f"option {option!r}: unknown agent {given!r}; registered: {', '.join(agent_names())} "
+                          "(or a checkpoint path ending in .pt)")
+
+
+def check_recording_memory(option: str, decisions: int, hidden: bool) -> None:
+    """ConfigError when recording ``decisions`` decisions (observation, mask, action, return, values, and the
+    hidden hands with a central critic) would not fit in this machine's memory."""
+    from belote_env.observation import OBS_SIZE
+    from belote_env.rules.actions import NUM_ACTIONS
+
+    per_decision = 4 * OBS_SIZE + NUM_ACTIONS + 8 + 4 + 8 + 4 * NUM_ACTIONS + (96 if hidden else 0)
+    needed = decisions * per_decision
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # not a POSIX system: no bound known
+        return
+    if needed > memory:
+        raise ConfigError(f"option {option!r}: recording {decisions:,} decisions needs {needed / 2**30:,.1f} GiB of "
+                          f"memory ({per_decision:,} bytes each); this machine has {memory / 2**30:,.1f} GiB")
+
+
+@contextlib.contextmanager
+def _net_file(args):
+    """A weights-only checkpoint of a network of the run's spec (untrained) in a temporary folder, removed when
+    the block ends: what ``{net}`` in an agent spec stands for while the options are checked. The folder's name
+    holds the process id; those of processes that are gone (killed during a check) are removed first."""
     import shutil
     import tempfile
 
+    import torch
+
+    from agents.files import pid_alive
     from agents.neural.checkpoint import atomic_save, checkpoint_dict
     from agents.neural.protocol import build_network
 
-    key = (args.network, repr(network_config(args)))
-    if key not in _NET_FILES:
-        folder = tempfile.mkdtemp(prefix="belote-net-")
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    for old in Path(tempfile.gettempdir()).glob("belote-net-*-*"):
+        pid = old.name.split("-")[2]
+        if pid.isdigit() and not pid_alive(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    folder = tempfile.mkdtemp(prefix=f"belote-net-{os.getpid()}-")
+    try:
         path = Path(folder) / "net.pt"
-        import torch
-
         with torch.random.fork_rng():  # the run's torch RNG stays as it was
             atomic_save(checkpoint_dict(build_network(args.network, network_config(args))), path)
-        _NET_FILES[key] = str(path)
-    return _NET_FILES[key]
+        yield str(path)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -59,19 +59,10 @@ from agents.training.evaluation import (
 from agents.training.learner import Learner, adam
 from agents.training.options import Args, fields_of, network_config
 from agents.training.pool import OpponentPool
-from agents.training.runs import (
-    RunInterrupted,
-    checkpoint_dir,
-    claim_run,
-    free_run_name,
-    init_checkpoint,
-    latest_checkpoint,
-    prepare_checkpoints,
-    restore_rngs,
-    resume_checkpoint,
-    save_checkpoint,
-    stop_on_signals,
-)
+from agents.training.runs import (RunInterrupted, Stops, check_finite, checkpoint_dir, claim_run, free_run_name,
+                                  init_checkpoint, latest_checkpoint, prepare_checkpoints, restore_rngs,
+                                  resume_checkpoint, save_checkpoint, stop_on_signals)
+from agents.workers import Stopped
 from belote_env.observation import OBS_SIZE
 from belote_env.rewards import REWARD_SCALE
 from belote_env.variants import load_variant
@@ -280,8 +271,9 @@ def warm_start(args: Args, variant, net, agent, tables, writer, optimizer, eval_
                extra=dict) -> None:
     """The start of a fresh run: ``init_from``'s weights loaded into ``net``, or else the behaviour-cloning phase
     (record ``bc_agent``, fit ``net`` and ``critic``, a central critic, to the same rewards), then, with
-    ``expert_agent``, the same fit to that agent's decisions; then the start is evaluated (logged at step 0) and
-    checkpoint 0 written (with the entries of ``extra()``), so that ``--resume`` after it continues with PPO."""
+    ``expert_agent``, the same fit to that agent's decisions (the untrained network's without either); then the
+    start is evaluated (logged at step 0) and checkpoint 0 written (with the entries of ``extra()``), so that
+    ``--resume`` after it continues with PPO."""
     t0 = time.time()
     if args.init_from:
         ckpt, path = init_checkpoint(args.init_from, args.network, network_config(args))
@@ -291,7 +283,7 @@ def warm_start(args: Args, variant, net, agent, tables, writer, optimizer, eval_
               f"agent's card gives all its stages)"
               + ("; the central critic starts untrained" if critic is not None else ""))
         label = "after init_from"
-    else:
+    elif args.bc_agent:
         figures, t_record, t_fit = record_and_fit(variant, net, args.bc_agent, args.bc_decisions,
                                                   args.seed * 1_000_003 + 17, args.seed, fitting(args), writer,
                                                   critic, "bc")
@@ -300,7 +292,10 @@ def warm_start(args: Args, variant, net, agent, tables, writer, optimizer, eval_
               f"{100 * figures.get('val_accuracy', float('nan')):.1f}% (auction "
               f"{100 * figures.get('val_accuracy_bidding', float('nan')):.1f}%, card play "
               f"{100 * figures.get('val_accuracy_play', float('nan')):.1f}%)")
+        check_finite("the behaviour-cloning warm start", options.divergence_hint(args, "fit"), net, critic)
         label = "after the warm start"
+    else:
+        print("expert_agent without init_from or bc_agent: its first step fits the untrained network")
     if args.expert_agent:  # one step of expert iteration: the network fitted to a (search) agent's decisions
         print(fit_to_expert(args, variant, net, critic, writer, 0, 0))
         label = f"after fitting {args.expert_agent}"
@@ -314,23 +309,34 @@ def warm_start(args: Args, variant, net, agent, tables, writer, optimizer, eval_
     writer.flush()
 
 
-def fit_to_expert(args: Args, variant, net, critic, writer, update: int, global_step: int) -> str:
+def fit_to_expert(args: Args, variant, net, critic, writer, update: int, global_step: int, stops=None) -> str:
     """One step of expert iteration: ``expert_decisions`` decisions of ``expert_agent`` recorded at the four
     seats and ``net`` (and ``critic``) fitted to them as the warm start fits (the ``bc_*`` options), logged under
     ``expert/`` from ``global_step``. ``{net}`` in the spec is ``net`` itself, written first to
     ``<run>/expert_net.pt`` (so ``search:policy={net}`` searches on the network being trained). The deals come
-    from the run's seed and ``update``. Returns the line that reports it."""
+    from the run's seed and ``update``. ``stops`` (the run's signals, ``stop_on_signals``): a signal during the
+    recording stops the run at once (:class:`RunInterrupted`), from the last checkpoint. Returns the line that
+    reports it."""
     spec = args.expert_agent
     if "{net}" in spec:
         path = run_dir_of(args) / "expert_net.pt"
         atomic_save(checkpoint_dict(net, global_step=global_step), path)
         spec = spec.replace("{net}", str(path))
     fit = fitting(args, args.expert_temperature / REWARD_SCALE[variant.scoring])  # points -> reward units
-    figures, t_record, t_fit = record_and_fit(variant, net, spec, args.expert_decisions,
-                                              args.seed * 1_000_003 + 29 + update, args.seed, fit, writer, critic,
-                                              "expert", step0=global_step, searched_only=args.expert_searched_only,
-                                              workers=args.expert_workers,
-                                              ray_address=(args.ray_address or "local") if args.ray_workers else None)
+    stops = Stops() if stops is None else stops
+    stops.quiet = True  # the recording may take minutes: a signal ends it at once, and its own line says so
+    try:
+        figures, t_record, t_fit = record_and_fit(
+            variant, net, spec, args.expert_decisions, args.seed * 1_000_003 + 29 + update, args.seed, fit, writer,
+            critic, "expert", step0=global_step, searched_only=args.expert_searched_only, workers=args.expert_workers,
+            ray_address=(args.ray_address or "local") if args.ray_workers else None, stop=lambda: bool(stops))
+    except Stopped:
+        raise RunInterrupted(stops[0], f"update {update} (its expert recording was cut); the last checkpoint, "
+                             f"{latest_checkpoint(run_dir_of(args))}, is kept", run_dir_of(args)) from None
+    finally:
+        stops.quiet = False
+    check_finite(f"the expert fit{f' at update {update}' if update else ''}", options.divergence_hint(args, "fit"),
+                 net, critic)
     return (f"expert{f' at update {update}' if update else ''}: {args.expert_decisions} decisions of "
             f"{args.expert_agent} recorded in {t_record:.0f} s (the network chose the same action in "
             f"{100 * figures['agreement_before']:.1f}% of them), {args.bc_epochs} epochs in {t_fit:.0f} s; held-out "
@@ -408,7 +414,7 @@ def _train(args: Args, resume: bool, cli_overrides: dict | None) -> dict:
     start = time.time()
     step_at_start = global_step
     stopped_early = False
-    if ckpt is None and (args.bc_agent or args.init_from):
+    if ckpt is None and (args.bc_agent or args.init_from or args.expert_agent):
         warm_start(args, variant, net, agent, tables, writer, optimizer, eval_on, critic,
                    lambda: checkpoint_extra(critic, pool))
     learner = Learner(options.learner_device(args.device), net, critic)  # the update there, play on CPU copies
@@ -434,6 +440,7 @@ def _train(args: Args, resume: bool, cli_overrides: dict | None) -> dict:
             adv, returns = compute_gae(buf, args.gamma, args.gae_lambda)
             net.train()
             losses = ppo_update(net, optimizer, buf, adv, returns, args, critic)
+            check_finite(f"PPO update {update}", options.divergence_hint(args, "update"), net, critic)
             net.eval()
             learner.sync()
             if pool is not None:  # a snapshot joins the pool every pool_every updates
@@ -451,7 +458,7 @@ def _train(args: Args, resume: bool, cli_overrides: dict | None) -> dict:
             bar.update(batch)
             if args.expert_every and update % args.expert_every == 0 and update < num_updates:
                 bar.write(fit_to_expert(args, variant, learner.play_net, learner.play_critic, writer, update,
-                                        global_step))
+                                        global_step, stops))
                 learner.from_players()  # the fitted weights into the learning copies (nothing on the CPU)
             out_of_time = args.max_minutes > 0 and (time.time() - start) / 60 >= args.max_minutes
             if update % args.checkpoint_every == 0 or update == num_updates or out_of_time:

@@ -26,7 +26,7 @@ from agents.cli import check_writable
 from agents.errors import CheckpointError
 from agents.files import replacing
 from agents.neural.checkpoint import atomic_save, checkpoint_dict, load_checkpoint
-from agents.training.errors import ConfigError, RunInUseError, RunWriteError
+from agents.training.errors import ConfigError, DivergedError, RunInUseError, RunWriteError
 from belote_env.rules.errors import BeloteError
 
 LOCK_FILE = "run.lock"
@@ -74,20 +74,29 @@ class RunInterrupted(Exception):
         self.exit_status = 128 + signum
 
 
+class Stops(list):
+    """The numbers of the signals a run received (:func:`stop_on_signals`); while ``quiet``, a phase that stops at
+    once on them runs (an expert recording) and says so itself."""
+
+    quiet = False
+
+
 @contextlib.contextmanager
 def stop_on_signals(say=print, where: str = "the next checkpoint"):
     """While the block runs, SIGINT (Ctrl-C) and SIGTERM ask the run to stop at ``where`` instead of killing it:
-    the yielded list gets the signal's number (``say`` tells the user at once), and the signal's previous
+    the yielded :class:`Stops` list gets the signal's number (``say`` tells the user at once unless it is
+    ``quiet``), and the signal's previous
     handler is put back, so a second one acts as usual (Ctrl-C: ``KeyboardInterrupt``, at once). Outside the
     main thread signals cannot be caught: they then act as usual."""
-    got: list[int] = []
+    got = Stops()
     previous = {}
 
     def handler(signum, frame):
         got.append(signum)
         signal.signal(signum, previous[signum])
-        say(f"{signal.Signals(signum).name}: stopping at {where}, from which --resume is exact; send it again "
-            "to stop at once (the last checkpoint is kept)")
+        if not got.quiet:
+            say(f"{signal.Signals(signum).name}: stopping at {where}, from which --resume is exact; send it again "
+                "to stop at once (the last checkpoint is kept)")
 
     try:
         for s in (signal.SIGINT, signal.SIGTERM):
@@ -123,6 +132,19 @@ def run_command(main, argv=None) -> int:
 def checkpoint_dir(run_dir: Path) -> Path:
     """Where the run in ``run_dir`` (``<runs_dir>/<run_name>``) keeps its checkpoints."""
     return Path(run_dir) / "checkpoints"
+
+
+def check_finite(what: str, hint: str, *modules) -> None:
+    """:class:`DivergedError` naming ``what`` (the fit or update just done), the first weight that is NaN or inf,
+    and ``hint`` (the options to lower) when a module of ``modules`` (None entries skipped) has one: a diverged
+    network is never played, evaluated or written."""
+    for module in modules:
+        if module is None:
+            continue
+        for name, t in module.state_dict().items():
+            if t.is_floating_point() and not bool(torch.isfinite(t).all()):
+                raise DivergedError(f"{what} left the network's weights not finite (NaN or inf in {name}): the fit "
+                                    f"diverged; nothing of it was written or played. {hint}")
 
 
 def save_checkpoint(run_dir: Path, options: dict, keep: int, net, optimizer, collect_rng, update: int,

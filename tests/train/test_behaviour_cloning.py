@@ -236,7 +236,8 @@ def test_expert_every_fits_mid_run_on_the_network_itself_and_resumes_exactly(tmp
     out = run_train_here(*options, "--run-name", "whole")
     assert out.count("expert at update") == 2  # updates 2 and 4; none after the last update (6)
     scalars = read_scalars(runs / "whole")
-    assert scalars["expert/seconds"][0].tolist() == [1024, 2048]
+    assert scalars["expert/seconds"][0].tolist() == [0, 1024, 2048]  # at the start too: no bc_agent, no init_from
+    assert "its first step fits the untrained network" in out
     assert (runs / "whole" / "expert_net.pt").is_file()
     ckpts = runs / "whole" / "checkpoints"
     before, after = (torch.load(ckpts / f"ckpt_000000{u}.pt", weights_only=True)["model"] for u in (1, 2))

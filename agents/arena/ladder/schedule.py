@@ -109,10 +109,10 @@ def play_jobs(jobs: list[Job], seed: int, pairs: int, workers: int = 1, deadline
                 record(job, result, seconds)
                 played += 1
         else:
-            import multiprocessing as mp
+            from agents.workers import worker_pool
 
             done: queue.Queue = queue.Queue()
-            with mp.get_context("spawn").Pool(workers) as pool:
+            with worker_pool(workers) as pool:
                 def submit() -> bool:
                     job = next(pending, None)
                     if job is None:
