@@ -21,6 +21,28 @@ def positive_int(text: str) -> int:
     return _int_at_least(text, 1, "a positive integer")
 
 
+MAX_PAIRS = 10_000_000  # duplicate pairs of one match: days of play, and lists of chunks that still fit in memory
+
+
+def pairs_count(text: str) -> int:
+    """An ``argparse`` type: a number of duplicate pairs, 1 to :data:`MAX_PAIRS`."""
+    value = _int_at_least(text, 1, "a positive integer")
+    if value > MAX_PAIRS:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_PAIRS:,} pairs, got {value:,}")
+    return value
+
+
+def workers_count(text: str) -> int:
+    """An ``argparse`` type: a number of worker processes, 1 to :func:`agents.workers.max_workers` (four per core)."""
+    from agents.workers import max_workers
+
+    value = _int_at_least(text, 1, "a positive integer")
+    if value > max_workers():
+        raise argparse.ArgumentTypeError(f"expected at most {max_workers()} processes on this machine's "
+                                         f"{os.cpu_count()} cores, got {value:,}")
+    return value
+
+
 def nonnegative_int(text: str) -> int:
     """An ``argparse`` type: an integer >= 0 (seeds), else a usage error saying what was given."""
     return _int_at_least(text, 0, "an integer >= 0")

@@ -96,9 +96,9 @@ def read_meta(path: str | Path) -> dict:
 
 
 def _load(path: str | Path):
-    """The program of a policy file (read by :mod:`agents.pt2_reader`: nothing of the file is run but ATen
+    """The program of a policy file (read by :mod:`agents.neural.pt2`: nothing of the file is run but ATen
     operators) and its description, both checked: an AgentSpecError naming the file says what is wrong."""
-    from agents.pt2_reader import read_program
+    from agents.neural.pt2 import read_program
 
     path = Path(path)
     if not path.is_file():

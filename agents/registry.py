@@ -5,6 +5,7 @@ shipped trained agents are registered at import."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Callable
 
@@ -129,6 +130,40 @@ def _from_factory(spec: str) -> Agent:
     raise AgentSpecError(f"agent spec {spec!r}: {attr}() returned {type(made).__name__}, not an Agent or a callable")
 
 
+def agent_digest(spec: str, family: str | None = None) -> str | None:
+    """SHA-256 of the weights file behind a trained agent or a checkpoint spec, or of the digests of the
+    policies a ``pimc``/``search`` spec loads in ``family`` (None for agents without weights): a cached match
+    whose agent's weights have changed is played again."""
+    from agents.pretrained import available, weights_path
+
+    if spec in available() or is_checkpoint_spec(spec):
+        path = weights_path(spec)
+        return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+    if spec.partition(":")[0] in ("pimc", "search") and family is not None:
+        from agents.pimc import policies
+
+        digests = [agent_digest(p) or "" for p in policies(spec, family)]
+        return hashlib.sha256(" ".join(digests).encode()).hexdigest() if digests else None
+    return _factory_digest(spec)
+
+
+def _factory_digest(spec: str) -> str | None:
+    """For a ``module:factory`` spec (not a registered name with options), the SHA-256 of the module's source
+    file, so that a cached match of an outside agent is played again once its module changes (modules it
+    imports are not covered); None for other specs or a module without a file."""
+    import importlib.util
+
+    if not is_factory_spec(spec):
+        return None
+    head = spec.rpartition(":")[0]
+    try:
+        found = importlib.util.find_spec(head)
+    except (ImportError, ValueError):
+        return None
+    origin = Path(found.origin) if found is not None and found.origin else None
+    return hashlib.sha256(origin.read_bytes()).hexdigest() if origin is not None and origin.is_file() else None
+
+
 def _random() -> Agent:
     from agents.random_agent import RandomAgent
 
@@ -178,4 +213,5 @@ def _register_pretrained() -> None:
 
 _register_pretrained()
 
-__all__ = ["make_agent", "register_agent", "register_agent_with_options", "agent_names", "is_checkpoint_spec"]
+__all__ = ["make_agent", "register_agent", "register_agent_with_options", "agent_names", "agent_digest",
+           "is_checkpoint_spec"]

@@ -1,6 +1,6 @@
 """No file a user hands the project runs code on load: a crafted payload per loader of pickles or YAML.
 
-Policy files (.pt2) have their own crafted cases in tests/agents/test_pt2_reader.py; the records, the ladder's and
+Policy files (.pt2) have their own crafted cases in tests/agents/neural/test_pt2.py; the records, the ladder's and
 belote-eval's caches are JSON (``json.loads``, nothing to construct)."""
 
 from __future__ import annotations
@@ -65,12 +65,8 @@ def test_a_crafted_yaml_runs_nothing(tmp_path):
 
 def test_belote_eval_refuses_a_crafted_policy_in_one_line(tmp_path):
     """The command a researcher runs on a file received from someone else."""
-    sys.path.insert(0, str(REPO / "tests" / "agents"))
-    try:
-        import test_pt2_reader as crafted
-    finally:
-        sys.path.pop(0)
     from agents.exported import export_policy
+    from tests.agents.neural import test_pt2 as crafted
 
     marker = tmp_path / "marker"
     good = export_policy(crafted._net(), tmp_path / "good.pt2")

@@ -318,10 +318,9 @@ _WORKER_AGENTS: dict[str, tuple[str | None, Agent]] = {}  # spec -> (digest of i
 
 def _worker_agent(spec: str, family: str | None = None) -> Agent:
     """The agent of ``spec``, built once per process for each version of the weights behind it (the digest of
-    :func:`~agents.arena.ladder.cache.agent_digest`): a file changed since it was loaded is loaded again, never
+    :func:`~agents.registry.agent_digest`): a file changed since it was loaded is loaded again, never
     played under the new file's digest (``family``: the variant's, for the policies of ``pimc``/``search``)."""
-    from agents.arena.ladder.cache import agent_digest
-    from agents.registry import make_agent
+    from agents.registry import agent_digest, make_agent
 
     try:
         digest = agent_digest(spec, family)

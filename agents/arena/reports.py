@@ -73,9 +73,11 @@ def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], 
                   games: bool, seed: int) -> dict[str, Path]:
     """Markdown, CSV, JSON and PNG files of one variant's tournament; returns their paths.
 
-    All or nothing: every file is first written in full under a hidden temporary name in ``out_dir``, then
-    each is renamed into place; a write that fails (a full disk, an unwritable folder: :class:`ReportError`,
-    one line) or a kill before the renames leaves the previous set as it was; the temporary files a killed run
+    All or nothing: every file is first written in full under a hidden temporary name in ``out_dir``; a write
+    that fails (a full disk, an unwritable folder: :class:`ReportError`, one line) or a kill then leaves the
+    previous set as it was. Then the previous set's files are removed, its Markdown first, and the new ones
+    renamed into place, the Markdown last: a kill in between leaves whole files of one run, never a mix of two,
+    and no ``<variant>.md`` until the set is complete (the Markdown says so). The temporary files a killed run
     leaves are removed by the next write of the variant's reports in that folder.
     The PNG needs matplotlib (the ``plot`` or ``train`` extra); without it the
     other files are written and the Markdown says how to get the plot."""
@@ -93,7 +95,11 @@ def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], 
         out_dir.mkdir(parents=True, exist_ok=True)
         remove_stale(out_dir, f".*-{glob.escape(variant_name)}[._]*", rf"\.(\d+)-{re.escape(variant_name)}[._].*")
         _write_set(staged, can_plot, stem, variant_name, matches, ratings, command, games, seed)
-        for k in paths:
+        order = ["md", *(k for k in paths if k != "md")]
+        for k in order:  # the old set goes, its Markdown first (a plot of a set written without one goes too)
+            paths[k].unlink(missing_ok=True)
+        stem.with_suffix(".png").unlink(missing_ok=True)
+        for k in reversed(order):  # the new set comes, its Markdown last
             os.replace(staged[k], paths[k])
     except OSError as e:
         raise ReportError(f"cannot write the reports in {str(out_dir)!r}: {e.strerror or e}; the reports there "
@@ -105,10 +111,16 @@ def write_reports(out_dir: Path, variant_name: str, matches: list[MatchResult], 
     return paths
 
 
+STEM_CHARS = 80  # a file name holds two stems, a suffix and a temporary name's tail within 255 bytes
+
+
 def file_stem(spec: str) -> str:
-    """A file-name-safe form of an agent spec (plus a short hash of the spec when characters were replaced)."""
+    """A file-name-safe form of an agent spec (plus a short hash of the spec when characters were replaced); a long
+    spec (a deep path) keeps its last characters, the file name's, before the hash."""
     safe = re.sub(r"[^A-Za-z0-9_.=+-]", "-", spec)
-    return safe if safe == spec else f"{safe}-{hashlib.sha1(spec.encode()).hexdigest()[:8]}"
+    if safe == spec and len(safe) <= STEM_CHARS:
+        return safe
+    return f"{safe[-(STEM_CHARS - 9):]}-{hashlib.sha1(spec.encode()).hexdigest()[:8]}"
 
 
 def write_deal_records(out_dir: Path, variant_name: str, matches: list[MatchResult], keep: int | None = None
@@ -167,6 +179,9 @@ def _write_set(paths: dict[str, Path], can_plot: bool, stem: Path, variant_name:
         "",
         f"![ratings]({stem.with_suffix('.png').name})" if can_plot
         else "(no rating plot: matplotlib is not installed; `pip install belote_env[plot]`)",
+        "",
+        f"Written last of its set: {variant_name}.json, {variant_name}_matches.csv, {variant_name}_ratings.csv"
+        f"{f' and {variant_name}.png' if can_plot else ''} beside it are of the same run.",
         "",
     ]
     paths["md"].write_text("\n".join(md))

@@ -30,8 +30,9 @@ from agents.arena.match import (  # noqa: F401  (re-exported)
     t_quantile_975,
 )
 from agents.arena.reports import rating_rows, stronger_first, text_table, write_deal_records, write_reports
-from agents.cli import CommandParser, check_writable, nonnegative_int, positive_int
+from agents.cli import CommandParser, check_writable, nonnegative_int, pairs_count, positive_int
 from agents.pretrained import variant_notes
+from agents.workers import max_workers
 
 # A worker process costs seconds to start (spawn, numba's cached kernels) while one process plays thousands
 # of heuristic-v-random pairs a second, so the default spreads a tournament over processes only from 20,000
@@ -58,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
                    "('ppo_coinche'...), a checkpoint path (.pt), 'openspiel:ismcts', or module:factory")
     p.add_argument("--variant", "-v", nargs="+", default=["coinche"],
                    help="variant names (configs/variants) or YAML paths; one tournament each (default coinche)")
-    p.add_argument("--pairs", "-n", type=positive_int, default=1000, help="duplicate pairs per match (default 1000)")
+    p.add_argument("--pairs", "-n", type=pairs_count, default=1000, help="duplicate pairs per match (default 1000)")
     p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the deal set (default 0)")
     p.add_argument("--games", action="store_true", help="play whole games to the variant's target instead of single deals")
     p.add_argument("--workers", "-j", type=positive_int, default=None,
@@ -102,6 +103,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"Ray: connected in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
             workers = args.workers
         else:
+            if args.workers and args.workers > max_workers():  # a Ray cluster may have more CPUs than this machine
+                raise ValueError(f"--workers {args.workers}: at most {max_workers()} processes on this machine's "
+                                 f"{os.cpu_count()} cores")
             workers = args.workers or auto_workers(n_matches * args.pairs)
         for variant in variants:
             for note in variant_notes(args.agents, variant.name):

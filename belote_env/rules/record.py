@@ -43,6 +43,7 @@ _RESULT_FIELDS = ("outcome", "scores", "card_points", "tricks", "dix_de_der", "b
 RECORD_FIELDS = ("format", "variant", "dealer", "garde", "hands", "turnup", "stock", "actions", "result", "meta")
 STEP_FIELDS = ("seat", "action", "extras")
 MAX_DEPTH = 32  # nesting of a record's JSON (a record itself is 4 deep; extras and meta get the rest)
+MAX_LINE_BYTES = 1 << 20  # one record's line (a deal with every decision's extras is tens of KB)
 
 
 def deal_record(deal: DealState, extras: list | None = None, meta: dict | None = None) -> dict:
@@ -242,14 +243,30 @@ def write_records(path: str | Path, records: Iterable[dict]) -> int:
     return n
 
 
+def record_lines(f, where: str) -> Iterator[tuple[int, bytes]]:
+    """(line number, line) of the non-blank lines of the binary file ``f``, each read with a bound: a line over
+    :data:`MAX_LINE_BYTES` is a NotationError naming it (``where``: the file), found without reading it whole."""
+    k = 0
+    while True:
+        line = f.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return
+        k += 1
+        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            raise NotationError(f"{where}: line {k} is longer than {MAX_LINE_BYTES:,} bytes; a deal record is one "
+                                "line of at most that")
+        if line.strip():
+            yield k, line
+
+
 def read_records(path: str | Path) -> Iterator[dict]:
     """The records of a JSON-lines file, in order (blank lines skipped), as :func:`parse_json` reads them;
-    NotationError naming the bad line. Each is checked when replayed (:func:`replay_record`)."""
+    NotationError naming the bad line (one longer than :data:`MAX_LINE_BYTES` included). Each is checked when
+    replayed (:func:`replay_record`)."""
     with open(path, "rb") as f:
-        for k, line in enumerate(f, 1):
-            if line.strip():
-                yield parse_json(line, f"{path}: line {k}")
+        for k, line in record_lines(f, str(path)):
+            yield parse_json(line, f"{path}: line {k}")
 
 
-__all__ = ["MAX_DEPTH", "RECORD_FIELDS", "RECORD_FORMAT", "STEP_FIELDS", "deal_record", "parse_json", "read_records",
-           "record_line", "replay_record", "result_fields", "write_records"]
+__all__ = ["MAX_DEPTH", "MAX_LINE_BYTES", "RECORD_FIELDS", "RECORD_FORMAT", "STEP_FIELDS", "deal_record", "parse_json",
+           "read_records", "record_line", "record_lines", "replay_record", "result_fields", "write_records"]

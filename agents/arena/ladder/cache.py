@@ -20,6 +20,7 @@ from agents.arena.ladder.lineup import FAMILIES
 from agents.arena.match import CHUNK_PAIRS, MatchResult
 from agents.arena.reports import file_stem, no_nan
 from agents.files import replacing, write_text
+from agents.registry import agent_digest  # noqa: F401  (the cache's key of an agent's weights; re-exported)
 from belote_env.rules.errors import short_repr
 
 CACHE_FORMAT = "belote_env.ladder/2"  # /2: a chunk's digest covers the match it belongs to (/1: its contents only)
@@ -27,43 +28,6 @@ OLD_FORMATS = ("belote_env.ladder/1",)  # files of an older ladder: their matche
 TIMING_FILE = "timing.json"  # in the cache folder: the agents' time per decision (outside */*.json, the matches)
 REPO = Path(__file__).resolve().parents[3]
 SHIPPED_CACHE = REPO / "docs" / "results" / "ladder"  # the cache of docs/results.md, in the repository
-
-
-def agent_digest(spec: str, family: str | None = None) -> str | None:
-    """SHA-256 of the weights file behind a trained agent or a checkpoint spec, or of the digests of the
-    policies a ``pimc``/``search`` spec loads in ``family`` (None for agents without weights): a cached match
-    whose agent's weights have changed is played again."""
-    from agents.pretrained import available, weights_path
-    from agents.registry import is_checkpoint_spec
-
-    if spec in available() or is_checkpoint_spec(spec):
-        path = weights_path(spec)
-        return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
-    if spec.partition(":")[0] in ("pimc", "search") and family is not None:
-        from agents.pimc import policies
-
-        digests = [agent_digest(p) or "" for p in policies(spec, family)]
-        return hashlib.sha256(" ".join(digests).encode()).hexdigest() if digests else None
-    return _factory_digest(spec)
-
-
-def _factory_digest(spec: str) -> str | None:
-    """For a ``module:factory`` spec (not a registered name with options), the SHA-256 of the module's source
-    file, so that a cached match of an outside agent is played again once its module changes (modules it
-    imports are not covered); None for other specs or a module without a file."""
-    import importlib.util
-
-    from agents.registry import is_factory_spec
-
-    if not is_factory_spec(spec):
-        return None
-    head = spec.rpartition(":")[0]
-    try:
-        found = importlib.util.find_spec(head)
-    except (ImportError, ValueError):
-        return None
-    origin = Path(found.origin) if found is not None and found.origin else None
-    return hashlib.sha256(origin.read_bytes()).hexdigest() if origin is not None and origin.is_file() else None
 
 
 def chunk_ranges(pairs: int) -> list[tuple[int, int]]:

@@ -17,7 +17,7 @@ from agents.arena.ladder.page import FamilyResult, results_page
 from agents.arena.ladder.schedule import Job, play_jobs
 from agents.arena.match import CHUNK_PAIRS
 from agents.arena.reports import rating_rows, stronger_first, text_table, write_reports
-from agents.cli import CommandParser, check_writable, nonnegative_int, positive_int
+from agents.cli import CommandParser, check_writable, nonnegative_int, pairs_count, positive_int, workers_count
 from agents.files import write_text
 from belote_env.rules.errors import BeloteError
 
@@ -72,10 +72,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--agents", "-a", nargs="+", default=None, metavar="AGENT",
                    help="agents of every family's round-robin instead of random heuristic pimc pretrained "
                         "('pretrained': the family's shipped trained agents)")
-    p.add_argument("--pairs", "-n", type=positive_int, default=DEFAULT_PAIRS,
+    p.add_argument("--pairs", "-n", type=pairs_count, default=DEFAULT_PAIRS,
                    help=f"duplicate pairs per match (default {DEFAULT_PAIRS})")
     p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the deal set (default 0)")
-    p.add_argument("--workers", "-j", type=positive_int, default=1,
+    p.add_argument("--workers", "-j", type=workers_count, default=1,
                    help="processes playing chunks of 128 pairs (default 1; same results for any number)")
     p.add_argument("--max-minutes", type=_minutes, default=None, metavar="M",
                    help="start no new chunk after M minutes (chunks in play end and are saved); rerun to go on. "

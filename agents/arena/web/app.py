@@ -37,7 +37,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -254,6 +254,8 @@ def api(handler):
             return error(str(e), e.status)
         except (TableError, RecordError) as e:
             return error(str(e), 400)
+        except ClientDisconnect:  # the client went away mid-request: no one to answer, nothing wrong here
+            return Response(status_code=400)
         except Exception as e:  # a bug: the client gets one line, the log the traceback
             log.exception("error serving %s %s", request.method, request.url.path)
             return error(f"internal error ({type(e).__name__}); the server's log has the details", 500)

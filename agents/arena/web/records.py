@@ -17,7 +17,7 @@ from pathlib import Path
 from belote_env.render import move_text, table_view
 from belote_env.rules.actions import ACTION_NAMES
 from belote_env.rules.errors import BeloteError, NotationError, short_repr
-from belote_env.rules.record import RECORD_FORMAT, parse_json, replay_record
+from belote_env.rules.record import RECORD_FORMAT, parse_json, record_lines, replay_record
 from belote_env.rules.state import DealState
 
 MAX_FILE_BYTES = 64 << 20  # a record file larger than this is listed but refused
@@ -88,9 +88,8 @@ class RecordLibrary:
                 return cached[1]
             records = []
             with open(path, "rb") as f:
-                for n, line in enumerate(f, 1):
-                    if line.strip():
-                        records.append(parse_json(line, f"{key}: line {n}"))  # standard JSON, bounded depth
+                for n, line in record_lines(f, key):  # bounded lines of standard JSON, of bounded depth
+                    records.append(parse_json(line, f"{key}: line {n}"))
         except NotationError as e:
             raise RecordError(str(e)) from None
         except OSError as e:

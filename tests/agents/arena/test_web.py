@@ -455,3 +455,27 @@ def test_any_json_body_is_served_or_refused_in_one_line_and_a_refusal_changes_no
                 c.post(f"/api/tables/{key}/next")
 
         check()
+
+
+def test_a_client_that_goes_away_mid_request_is_not_logged_as_an_error(record_dir, caplog):
+    """The body never comes (the browser tab closed): the server logs no traceback ("error serving ...")."""
+    app = create_app([record_dir])
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": "/api/tables", "raw_path": b"/api/tables", "query_string": b"", "root_path": "",
+             "headers": [(b"content-type", b"application/json"), (b"content-length", b"100")],
+             "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8000)}
+    sent = []
+
+    async def receive():
+        return {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+
+    async def run():
+        async with app.router.lifespan_context(app):
+            await app(scope, receive, send)
+
+    with caplog.at_level("DEBUG"):
+        asyncio.run(run())
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")], caplog.text

@@ -268,3 +268,15 @@ def test_any_edit_of_a_record_replays_and_writes_back_or_is_a_notation_error(dat
     line = record_line(rec)
     again = parse_json(line)
     assert again == rec and replay_record(again).format() == deal.format()
+
+
+def test_a_line_longer_than_a_record_is_refused_before_it_is_parsed(tmp_path):
+    from belote_env.rules.record import MAX_LINE_BYTES
+
+    path = tmp_path / "huge.jsonl"
+    rec = deal_record(_random_deal(load_variant("coinche"), random.Random(1)))
+    path.write_bytes(record_line(rec).encode() + b"[" + b"0," * MAX_LINE_BYTES + b"0]\n")
+    records = read_records(path)
+    assert next(records) == rec  # the first line reads
+    with pytest.raises(NotationError, match=f"line 2 is longer than {MAX_LINE_BYTES:,} bytes"):
+        next(records)

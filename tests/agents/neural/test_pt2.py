@@ -1,4 +1,4 @@
-"""Policy files (.pt2) from strangers: read without running anything from them (agents.pt2_reader).
+"""Policy files (.pt2) from strangers: read without running anything from them (agents.neural.pt2).
 
 Each crafted file is a real export with one part replaced by a payload that, run, creates a marker file; every
 loader of the project (make_agent, read_meta, belote-eval, train.py's agent specs) goes through the reader."""
@@ -16,7 +16,7 @@ import torch
 
 from agents.errors import AgentActionError, AgentSpecError
 from agents.exported import ExportedAgent, export_policy, read_meta
-from agents.pt2_reader import read_program
+from agents.neural.pt2 import read_program
 from agents.registry import make_agent
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
