@@ -41,16 +41,19 @@ class Stopped(Exception):
 
 def _die_with(parent: int) -> None:
     """In a worker: end when ``parent`` ends."""
+    by_kernel = False
     if sys.platform.startswith("linux"):
         import ctypes
 
         with contextlib.suppress(OSError, AttributeError):
             libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: killed when the parent dies
+            by_kernel = libc.prctl(1, signal.SIGKILL, 0, 0, 0) == 0  # PR_SET_PDEATHSIG: killed with the parent
     if os.getppid() != parent:  # the parent died before the line above took effect
         os._exit(1)
+    if by_kernel:
+        return
 
-    def watch():  # where the kernel does not do it (and as a second guard)
+    def watch():  # where the kernel does not do it
         while os.getppid() == parent:
             threading.Event().wait(0.5)
         os._exit(1)
