@@ -461,19 +461,18 @@ def divergence_hint(args, phase: str) -> str:
 def _check_spec(option: str, given: str, spec: str, net: str) -> None:
     """ConfigError naming ``option`` when the agent spec ``given`` (``spec`` once ``{net}`` is the file ``net``) is
     not a registered name, an existing checkpoint or a spec ``make_agent`` builds; said of the spec as given."""
-    from agents.errors import AgentSpecError
+    from agents.errors import AgentSpecError, CheckpointError
     from agents.registry import agent_names, is_checkpoint_spec, make_agent
 
     def said(text: str) -> str:
         return text.replace(net, "{net}") if net else text
 
-    if is_checkpoint_spec(spec):
-        if not Path(spec).is_file():
-            raise ConfigError(f"option {option!r}: checkpoint {given!r} does not exist")
-    elif ":" in spec:
+    if is_checkpoint_spec(spec) and not Path(spec).is_file():
+        raise ConfigError(f"option {option!r}: checkpoint {given!r} does not exist")
+    if is_checkpoint_spec(spec) or ":" in spec:  # built once here: a bad file or spec before the run folder exists
         try:
             make_agent(spec)
-        except AgentSpecError as e:
+        except (AgentSpecError, CheckpointError) as e:
             raise ConfigError(f"option {option!r}: {said(str(e))}") from None
     elif spec not in agent_names():
         raise ConfigError(f"option {option!r}: unknown agent {given!r}; registered: {', '.join(agent_names())} "
