@@ -32,6 +32,17 @@ def pairs_count(text: str) -> int:
     return value
 
 
+MAX_BOOTSTRAP = 100_000  # replicates of a rating interval: beyond, minutes of fitting for no visible change
+
+
+def bootstrap_count(text: str) -> int:
+    """An ``argparse`` type: a number of bootstrap replicates, 1 to :data:`MAX_BOOTSTRAP`."""
+    value = _int_at_least(text, 1, "a positive integer")
+    if value > MAX_BOOTSTRAP:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_BOOTSTRAP:,} replicates, got {value:,}")
+    return value
+
+
 def workers_count(text: str) -> int:
     """An ``argparse`` type: a number of worker processes, 1 to :func:`agents.workers.max_workers` (four per core)."""
     from agents.workers import max_workers

@@ -33,7 +33,7 @@ from agents.arena.ladder.command import DEFAULT_BOOTSTRAP, DEFAULT_PAIRS
 from agents.arena.ladder.lineup import FAMILIES, anchor_of, check_agent, family_agents
 from agents.arena.ladder.schedule import Job, play_jobs
 from agents.arena.reports import file_stem, md_table, no_nan, rating_rows, text_table
-from agents.cli import CommandParser, check_writable, pairs_count, positive_int, workers_count
+from agents.cli import CommandParser, bootstrap_count, check_writable, pairs_count, workers_count
 from agents.files import write_text
 from belote_env.rules.errors import BeloteError
 
@@ -95,7 +95,7 @@ def parser() -> CommandParser:
                    help=f"duplicate pairs against each pool agent (default {DEFAULT_EVAL_PAIRS}; the ladder plays "
                         f"{POOL_PAIRS})")
     p.add_argument("--workers", "-j", type=workers_count, default=None, help="processes (default: every core)")
-    p.add_argument("--bootstrap", type=positive_int, default=DEFAULT_BOOTSTRAP,
+    p.add_argument("--bootstrap", type=bootstrap_count, default=DEFAULT_BOOTSTRAP,
                    help=f"bootstrap replicates for the interval (default {DEFAULT_BOOTSTRAP})")
     p.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
                    help=f"where the agent's matches are cached (default {DEFAULT_CACHE})")

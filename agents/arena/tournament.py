@@ -30,7 +30,7 @@ from agents.arena.match import (  # noqa: F401  (re-exported)
     t_quantile_975,
 )
 from agents.arena.reports import rating_rows, stronger_first, text_table, write_deal_records, write_reports
-from agents.cli import CommandParser, check_writable, nonnegative_int, pairs_count, positive_int
+from agents.cli import CommandParser, bootstrap_count, check_writable, nonnegative_int, pairs_count, positive_int
 from agents.pretrained import variant_notes
 from agents.workers import max_workers
 
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
                         "-j CPUs (default all), or on the cluster at --address; same results as a local run")
     p.add_argument("--address", default=None,
                    help="with --ray: the Ray cluster to join ('auto' for the one 'ray start' runs here, or HOST:PORT)")
-    p.add_argument("--bootstrap", type=positive_int, default=200,
+    p.add_argument("--bootstrap", type=bootstrap_count, default=200,
                    help="bootstrap replicates for the rating intervals (default 200)")
     p.add_argument("--anchor", default=None, help="agent rated 0 (default random if it plays, else the first)")
     p.add_argument("--out", type=Path, default=None, help="folder for <variant>.md/.json/.png and CSV files")

@@ -72,8 +72,9 @@ def build_network(spec: str, config: dict) -> nn.Module:
     cls = network_class(spec)
     try:
         net = cls(**config)
-    except (TypeError, ValueError) as e:
-        raise NetworkSpecError(f"network {spec!r} cannot be built from {config}: {e}") from None
+    except (TypeError, ValueError, RuntimeError, MemoryError) as e:  # RuntimeError: torch's, memory it cannot get
+        raise NetworkSpecError(f"network {spec!r} cannot be built from {config}: "
+                               f"{str(e).splitlines()[0][:300] if str(e) else type(e).__name__}") from None
     if not callable(getattr(net, "config", None)):
         raise NetworkSpecError(f"network {spec!r} has no config() method: the protocol asks for one "
                                "(the keyword arguments that rebuild it; docs/training.md)")

@@ -376,7 +376,17 @@ def validate_train(args, resuming: bool = False):
                           f"{max_workers()} on this machine's {os.cpu_count()} cores")
     for agent, count in (("bc_agent", "bc_decisions"), ("expert_agent", "expert_decisions")):
         if getattr(args, agent):
-            check_recording_memory(count, getattr(args, count), args.central_critic)
+            check_memory(f"option {count!r}: recording {getattr(args, count):,} decisions", getattr(args, count))
+    check_memory(f"options num_envs and num_steps: a rollout of {args.num_envs:,} x {args.num_steps:,} decisions",
+                 args.num_envs * args.num_steps)
+    if args.torch_threads > max_workers():
+        raise ConfigError(f"option 'torch_threads' is {args.torch_threads}; at most {max_workers()} on this "
+                          f"machine's {os.cpu_count()} cores")
+    from agents.cli import MAX_PAIRS
+
+    for name in ("eval_pairs", "final_eval_pairs"):
+        if getattr(args, name) > MAX_PAIRS:
+            raise ConfigError(f"option {name!r} must be at most {MAX_PAIRS:,}, got {getattr(args, name):,}")
     for agent, names in (("bc_agent", ("bc_decisions", "bc_epochs", "bc_batch_size")),
                          ("expert_agent", ("expert_decisions", "bc_epochs", "bc_batch_size"))):
         if not getattr(args, agent):
@@ -479,21 +489,20 @@ def _check_spec(option: str, given: str, spec: str, net: str) -> None:
                           "(or a checkpoint path ending in .pt)")
 
 
-def check_recording_memory(option: str, decisions: int, hidden: bool) -> None:
-    """ConfigError when recording ``decisions`` decisions (observation, mask, action, return, values, and the
-    hidden hands with a central critic) would not fit in this machine's memory."""
+def check_memory(what: str, decisions: int) -> None:
+    """ConfigError when ``decisions`` rows of a recording or a rollout (a dense observation, the mask, the action,
+    its return, the expert's values: about 4 KB each) would not fit in this machine's memory; ``what`` says whose."""
     from belote_env.observation import OBS_SIZE
     from belote_env.rules.actions import NUM_ACTIONS
 
-    per_decision = 4 * OBS_SIZE + NUM_ACTIONS + 8 + 4 + 8 + 4 * NUM_ACTIONS + (96 if hidden else 0)
-    needed = decisions * per_decision
+    per_decision = 4 * OBS_SIZE + NUM_ACTIONS + 8 + 4 + 8 + 4 * NUM_ACTIONS + 96
     try:
         memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):  # not a POSIX system: no bound known
         return
-    if needed > memory:
-        raise ConfigError(f"option {option!r}: recording {decisions:,} decisions needs {needed / 2**30:,.1f} GiB of "
-                          f"memory ({per_decision:,} bytes each); this machine has {memory / 2**30:,.1f} GiB")
+    if decisions * per_decision > memory:
+        raise ConfigError(f"{what} needs {decisions * per_decision / 2**30:,.1f} GiB of memory ({per_decision:,} "
+                          f"bytes each); this machine has {memory / 2**30:,.1f} GiB")
 
 
 @contextlib.contextmanager

@@ -161,6 +161,13 @@ def test_counts_that_would_exhaust_the_machine_are_config_errors():
     with pytest.raises(ConfigError, match="recording 1,000,000,000,000 decisions needs .* GiB of memory"):
         ppo.parse_args(["--config", "configs/train/tiny.yaml", "--expert-agent", "heuristic", "--expert-decisions",
                         "1000000000000"])
+    with pytest.raises(ConfigError, match="a rollout of 8 x 1,000,000,000 decisions needs"):
+        ppo.parse_args(["--config", "configs/train/tiny.yaml", "--num-steps", "1000000000", "--total-timesteps",
+                        "100000000000000"])
+    with pytest.raises(ConfigError, match="'eval_pairs' must be at most 10,000,000"):
+        ppo.parse_args(["--config", "configs/train/tiny.yaml", "--eval-pairs", "1000000000000"])
+    with pytest.raises(ConfigError, match="network 'mlp' cannot be built .* can't allocate memory"):
+        ppo.parse_args(["--config", "configs/train/tiny.yaml", "--hidden-sizes", "1000000000"])
 
 
 @pytest.mark.parametrize("flag,value", [("--bc-agent", "{net}"), ("--opponent-mix", "{net}=0.1"),

@@ -17,7 +17,7 @@ from agents.arena.ladder.page import FamilyResult, results_page
 from agents.arena.ladder.schedule import Job, play_jobs
 from agents.arena.match import CHUNK_PAIRS
 from agents.arena.reports import rating_rows, stronger_first, text_table, write_reports
-from agents.cli import CommandParser, check_writable, nonnegative_int, pairs_count, positive_int, workers_count
+from agents.cli import CommandParser, bootstrap_count, check_writable, nonnegative_int, pairs_count, workers_count
 from agents.files import write_text
 from belote_env.rules.errors import BeloteError
 
@@ -87,7 +87,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--timing-pairs", type=nonnegative_int, default=DEFAULT_TIMING_PAIRS, metavar="K",
                    help="duplicate pairs against the heuristic over which each agent's time per decision is measured, "
                         f"one decision at a time (default {DEFAULT_TIMING_PAIRS}; 0: no timing on the page)")
-    p.add_argument("--bootstrap", type=positive_int, default=DEFAULT_BOOTSTRAP,
+    p.add_argument("--bootstrap", type=bootstrap_count, default=DEFAULT_BOOTSTRAP,
                    help=f"bootstrap replicates for the rating intervals (default {DEFAULT_BOOTSTRAP})")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT,
                    help=f"folder of the per-family reports <family>.md/.json/.png/CSV (default {DEFAULT_OUT})")

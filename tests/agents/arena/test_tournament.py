@@ -217,3 +217,22 @@ def test_recorded_deals_carry_what_a_network_attached_to_its_decisions(tmp_path)
             else:
                 assert "extras" not in step
     assert seen > 20
+
+
+@pytest.mark.parametrize("option,value,words", [("--pairs", "1000000000000", "at most 10,000,000 pairs"),
+                                                ("--bootstrap", "1000000000", "at most 100,000 replicates"),
+                                                ("-j", "5000", "at most")])
+def test_counts_that_would_exhaust_the_machine_are_refused(option, value, words, capsys):
+    assert _run(["heuristic", "random", option, value]) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1
+
+
+def test_a_long_agent_spec_gets_a_file_name_a_file_system_takes():
+    from agents.arena.reports import file_stem
+
+    spec = "runs/" + "a_long_folder_name/" * 14 + "policy.pt2"
+    stem = file_stem(spec)
+    assert len(spec) > 264 and len(stem) <= 80 and stem[:-9].endswith("folder_name-policy.pt2")  # the file's name
+    assert stem != file_stem(spec.replace("runs/", "runs2/"))  # the hash tells apart what the cut leaves the same
+    assert file_stem("ppo_coinche") == "ppo_coinche"  # short specs keep their names (the ladder's cache files)
