@@ -85,6 +85,7 @@ OPTIONS = {"worlds": int, "tricks": int, "obj": str, "bid": str, "bid_worlds": i
 OBJECTIVES = ("score", "points")
 BIDDING = ("heuristic", "dd")
 FAMILY = "family"  # base=family: the shipped agent trained on the variant played
+MAX_WORLDS = 1000  # worlds a decision searches: at ~10 ms a solve, 10 s a decision already
 BID_STRAINS = 2  # the auction's DD estimates cover the own hand's best strains by the heuristic's estimate
 
 
@@ -95,18 +96,19 @@ class PimcAgent(Agent):
                  bid_worlds: int = 6, bid_margin: int = 16, seed: int = 0, name: str | None = None,
                  beliefs: str = "", draws: int = 0, beta: float = 0.2, base: str = "heuristic"):
         who = "search" if (name or "").startswith("search") else "pimc"  # search's errors name its options
-        if worlds < 1:
-            raise ValueError(f"{who} option worlds must be >= 1, got {worlds}")
+        if not 1 <= worlds <= MAX_WORLDS:
+            raise ValueError(f"{who} option worlds must be 1..{MAX_WORLDS}, got {worlds}")
         if not 1 <= tricks <= 8:
             raise ValueError(f"{who} option tricks must be 1..8, got {tricks}")
         if obj not in OBJECTIVES:
             raise ValueError(f"{who} option obj must be one of {', '.join(OBJECTIVES)}, got {obj!r}")
         if bid not in BIDDING:
             raise ValueError(f"{who} option bid must be one of {', '.join(BIDDING)}, got {bid!r}")
-        if bid_worlds < 1:
-            raise ValueError(f"{who} option bid_worlds must be >= 1, got {bid_worlds}")
-        if draws < 0 or (beliefs and draws and draws < worlds):
-            raise ValueError(f"{who} option draws must be at least worlds ({worlds}), got {draws}")
+        if not 1 <= bid_worlds <= MAX_WORLDS:
+            raise ValueError(f"{who} option bid_worlds must be 1..{MAX_WORLDS}, got {bid_worlds}")
+        if draws < 0 or (beliefs and draws and draws < worlds) or draws > 100 * MAX_WORLDS:
+            raise ValueError(f"{who} option draws must be at least worlds ({worlds}) and at most "
+                             f"{100 * MAX_WORLDS:,}, got {draws}")
         if not 0 < beta <= 1:
             raise ValueError(f"{who} option beta must be in (0, 1], got {beta}")
         self.beliefs = beliefs

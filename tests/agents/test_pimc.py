@@ -48,6 +48,9 @@ def test_dd_bidding_options():
         make_agent("pimc:bid=gib")
     with pytest.raises(AgentSpecError, match="bid_worlds"):
         make_agent("pimc:bid_worlds=0")
+    for spec in ("pimc:worlds=100000000", "search:bid_worlds=1001", "pimc:draws=1000000000"):  # a decision would
+        with pytest.raises(AgentSpecError, match="at most|1..1000"):  # take days or all the memory
+            make_agent(spec)
 
 
 def test_dd_bidding_calls_by_the_sampled_scores():
