@@ -137,20 +137,21 @@ def _check_program(program, meta: dict, path: Path) -> None:
                                  f"[batch, {size}]")
         if dtype is not None and dtype != want_dtype:
             raise AgentSpecError(f"{name}: the network takes {what} of {dtype}; belote_env's are {want_dtype}")
-    example = (torch.zeros(2, OBS_SIZE), torch.ones(2, NUM_ACTIONS, dtype=torch.bool))[:len(wanted)]
-    try:
-        with torch.inference_mode():
-            out = program(*example)
-    except Exception as e:  # whatever an operator raises on the file's graph
-        raise AgentSpecError(f"{name}: the network fails on a batch of 2 observations ({type(e).__name__}: "
-                             f"{str(e).splitlines()[0][:200] if str(e) else ''})") from None
-    logits = out[0] if out else None
-    if not (isinstance(logits, torch.Tensor) and logits.is_floating_point()
-            and tuple(logits.shape) == (2, NUM_ACTIONS)):
-        got = (f"{logits.dtype} of shape {list(logits.shape)}" if isinstance(logits, torch.Tensor)
-               else type(logits).__name__)
-        raise AgentSpecError(f"{name}: the network's first output is {got}; a policy gives float logits of shape "
-                             f"[batch, {NUM_ACTIONS}]")
+    for batch in (2, 3):  # two sizes: a graph that fixed its batch size fails here, not at a table
+        example = (torch.zeros(batch, OBS_SIZE), torch.ones(batch, NUM_ACTIONS, dtype=torch.bool))[:len(wanted)]
+        try:
+            with torch.inference_mode():
+                out = program(*example)
+        except Exception as e:  # whatever an operator raises on the file's graph
+            raise AgentSpecError(f"{name}: the network fails on a batch of {batch} observations "
+                                 f"({type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''})") from None
+        logits = out[0] if out else None
+        if not (isinstance(logits, torch.Tensor) and logits.is_floating_point()
+                and tuple(logits.shape) == (batch, NUM_ACTIONS)):
+            got = (f"{logits.dtype} of shape {list(logits.shape)}" if isinstance(logits, torch.Tensor)
+                   else type(logits).__name__)
+            raise AgentSpecError(f"{name}: for {batch} observations the network's first output is {got}; a policy "
+                                 f"gives float logits of shape [batch, {NUM_ACTIONS}]")
 
 
 class ExportedAgent(Agent):

@@ -98,6 +98,9 @@ def _from_factory(spec: str) -> Agent:
         module = importlib.import_module(module_name)
     except ImportError as e:
         raise AgentSpecError(f"agent spec {spec!r}: cannot import module {module_name!r} ({e})") from None
+    except Exception as e:  # the module itself fails (a syntax error, an error at import): a line naming it
+        raise AgentSpecError(f"agent spec {spec!r}: importing module {module_name!r} raised {type(e).__name__}: "
+                             f"{str(e).splitlines()[0][:200] if str(e) else ''}") from e
     factory = getattr(module, attr, None)
     if not callable(factory):
         raise AgentSpecError(f"agent spec {spec!r}: module {module_name!r} has no callable {attr!r}")

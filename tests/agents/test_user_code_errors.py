@@ -43,6 +43,16 @@ def test_a_factory_that_raises_or_returns_a_class_is_an_agent_spec_error():
         make_agent(f"{HERE}:a_class")
 
 
+def test_a_module_that_fails_at_import_is_an_agent_spec_error(tmp_path, monkeypatch):
+    (tmp_path / "my_broken_bot.py").write_text("def bot(:\n")
+    (tmp_path / "my_raising_bot.py").write_text("raise RuntimeError('no GPU here')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(AgentSpecError, match="importing module 'my_broken_bot' raised SyntaxError"):
+        make_agent("my_broken_bot:bot")
+    with pytest.raises(AgentSpecError, match="importing module 'my_raising_bot' raised RuntimeError: no GPU here"):
+        make_agent("my_raising_bot:bot")
+
+
 def test_an_agent_that_raises_is_named_in_one_line(capsys):
     with pytest.raises(AgentActionError, match="agent .*broken.* raised RuntimeError .*my network is not loaded") as e:
         duplicate_match(make_agent(f"{HERE}:broken"), make_agent("random"), load_variant("coinche"), 2)

@@ -207,6 +207,11 @@ class _Tuple(torch.nn.Module):
         return (y, y) if self.out_tuple else y
 
 
+class _Reshaped(_Tuple):
+    def forward(self, x):
+        return self.linear(x.reshape(x.shape[0], -1))
+
+
 def test_malformed_policies_are_one_line_naming_what_is_wrong(tmp_path):
     x = (torch.zeros(2, OBS_SIZE),)
     cases = {
@@ -224,6 +229,9 @@ def test_malformed_policies_are_one_line_naming_what_is_wrong(tmp_path):
         with pytest.raises(AgentSpecError, match=words) as e:
             make_agent(str(path))
         assert len(str(e.value).splitlines()) == 1, name
+    fixed = _export_raw(_Reshaped(), tmp_path / "fixed_batch.pt2", x)  # no dynamic batch: its view is of 2 rows
+    with pytest.raises(AgentSpecError, match="batch of 3 observations"):
+        make_agent(str(fixed))
     tuple_path = _export_raw(_Tuple(out_tuple=True), tmp_path / "tuple.pt2", x)
     assert isinstance(make_agent(str(tuple_path)), ExportedAgent)  # logits first, anything after
     (tmp_path / "empty.pt2").write_bytes(b"")
