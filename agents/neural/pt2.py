@@ -13,9 +13,10 @@ node's target to any callable under ``torch``. A crafted file runs its payload o
   unpickled (a weight or constant stored as a pickle, a custom object or an AOTInductor library is refused),
   nothing is compiled or evaluated (guards and symbolic expressions are ignored: the batch size is the only
   dynamic dimension, and the caller checks its inputs' shapes);
-- :class:`Program` runs the graph node by node, each node an ATen operator (``torch.ops.aten.<op>.<overload>``)
-  without side effects: an operator that mutates its arguments or reads or writes a file is refused, and so is
-  any other target (higher-order operators, Python callables), with the node named;
+- :class:`Program` runs the graph node by node, each node an ATen operator (``torch.ops.aten.<op>.<overload>``);
+  an operator that reads or writes a file is refused, and so is any other target (higher-order operators, Python
+  callables), with the node named; a graph with in-place operators (``add_``: some libraries' exports keep them)
+  runs on copies of its inputs and weights, so that a call changes nothing outside it;
 - sizes are bounded (records, the graph, the tensors), so a hostile file is an error, not an exhausted machine.
 
 Every refusal is a :class:`~agents.errors.AgentSpecError` naming the file and what was refused. A file that
@@ -221,8 +222,6 @@ class Program:
     program with one tensor per input returns its outputs as a tuple."""
 
     def __init__(self, model: dict, tensors: dict):
-        import torch
-
         module = model.get("graph_module") if isinstance(model, dict) else None
         graph = module.get("graph") if isinstance(module, dict) else None
         signature = module.get("signature") if isinstance(module, dict) else None
@@ -256,13 +255,17 @@ class Program:
         if len(nodes) > MAX_NODES:
             raise _Refused(f"{len(nodes):,} nodes (at most {MAX_NODES:,})")
         self.nodes = [_node(n, i) for i, n in enumerate(nodes)]
-        self._torch = torch
+        self.mutates = any(getattr(op, "_schema", None) is not None and op._schema.is_mutable for op, *_ in self.nodes)
 
     def __call__(self, *inputs):
         if len(inputs) != len(self.user_inputs):
             raise ValueError(f"the program takes {len(self.user_inputs)} inputs, got {len(inputs)}")
-        env = dict(self.constants)
-        env.update(zip(self.user_inputs, inputs))
+        if self.mutates:  # an in-place operator: on copies, so that neither the caller's tensors nor the weights change
+            env = {k: v.clone() for k, v in self.constants.items()}
+            env.update((k, v.clone()) for k, v in zip(self.user_inputs, inputs))
+        else:
+            env = dict(self.constants)
+            env.update(zip(self.user_inputs, inputs))
         for op, args, kwargs, outputs, where in self.nodes:
             try:
                 result = op(*[_value(a, env) for a in args], **{k: _value(a, env) for k, a in kwargs.items()})
@@ -326,8 +329,8 @@ def _operator(target, where: str):
     except (AttributeError, RuntimeError):
         raise _Refused(f"{where} calls {target!r}, which this torch does not have") from None
     schema = op._schema
-    if schema.is_mutable or any(a.name in ("filename", "path", "file") for a in schema.arguments):
-        raise _Refused(f"{where} calls {target!r}, which changes its arguments or reads a file")
+    if any(a.name in ("filename", "path", "file") for a in schema.arguments):
+        raise _Refused(f"{where} calls {target!r}, which reads or writes a file")
     return op
 
 
