@@ -137,7 +137,7 @@ def test_no_private_names_imported_across_modules():
 LAYERS = (
     ("belote_env.rules",),                                      # the rules core: pure logic
     ("belote_env.observation", "belote_env.rewards", "belote_env.variants", "belote_env.errors",
-     "belote_env.render", "belote_env.numba_cache"),            # what the engines share: encoding, rewards, files
+     "belote_env.render", "belote_env.numba_cache", "belote_env.factored"),  # what the engines share
     ("belote_env.fast",),                                       # the kernels
     ("belote_env.search",),                                     # the double-dummy solver
     ("belote_env", "belote_env.aec", "belote_env.vector", "belote_env.single_agent",
