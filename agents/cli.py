@@ -24,12 +24,17 @@ def positive_int(text: str) -> int:
 MAX_PAIRS = 10_000_000  # duplicate pairs of one match: days of play, and lists of chunks that still fit in memory
 
 
+def _count(text: str, most: int, unit: str) -> int:
+    """A positive integer of at most ``most`` (``unit`` names the bound in the message), else a usage error."""
+    value = _int_at_least(text, 1, "a positive integer")
+    if value > most:
+        raise argparse.ArgumentTypeError(f"expected at most {most:,} {unit}, got {value:,}")
+    return value
+
+
 def pairs_count(text: str) -> int:
     """An ``argparse`` type: a number of duplicate pairs, 1 to :data:`MAX_PAIRS`."""
-    value = _int_at_least(text, 1, "a positive integer")
-    if value > MAX_PAIRS:
-        raise argparse.ArgumentTypeError(f"expected at most {MAX_PAIRS:,} pairs, got {value:,}")
-    return value
+    return _count(text, MAX_PAIRS, "pairs")
 
 
 MAX_BOOTSTRAP = 100_000  # replicates of a rating interval: beyond, minutes of fitting for no visible change
@@ -37,21 +42,14 @@ MAX_BOOTSTRAP = 100_000  # replicates of a rating interval: beyond, minutes of f
 
 def bootstrap_count(text: str) -> int:
     """An ``argparse`` type: a number of bootstrap replicates, 1 to :data:`MAX_BOOTSTRAP`."""
-    value = _int_at_least(text, 1, "a positive integer")
-    if value > MAX_BOOTSTRAP:
-        raise argparse.ArgumentTypeError(f"expected at most {MAX_BOOTSTRAP:,} replicates, got {value:,}")
-    return value
+    return _count(text, MAX_BOOTSTRAP, "replicates")
 
 
 def workers_count(text: str) -> int:
     """An ``argparse`` type: a number of worker processes, 1 to :func:`agents.workers.max_workers` (four per core)."""
     from agents.workers import max_workers
 
-    value = _int_at_least(text, 1, "a positive integer")
-    if value > max_workers():
-        raise argparse.ArgumentTypeError(f"expected at most {max_workers()} processes on this machine's "
-                                         f"{os.cpu_count()} cores, got {value:,}")
-    return value
+    return _count(text, max_workers(), f"processes on this machine's {os.cpu_count()} cores")
 
 
 def nonnegative_int(text: str) -> int:

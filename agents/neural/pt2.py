@@ -248,7 +248,7 @@ class Program:
             kind, body = _one(spec, "an output spec")
             if kind != "user_output":
                 raise _Refused(f"an output of kind {kind!r} (a policy only returns tensors)")
-            self.outputs.append(body.get("arg"))
+            self.outputs.append(_argument(body.get("arg"), "the graph's outputs"))
         values = graph.get("tensor_values") if isinstance(graph.get("tensor_values"), dict) else {}
         self.inputs = [(name, *_input_meta(values.get(name), name)) for name in self.user_inputs]
         nodes = _list(graph.get("nodes"), "nodes")
@@ -272,7 +272,7 @@ class Program:
             except _Refused as e:
                 raise ValueError(f"{where}: {e}") from None
             _bind(outputs, result, env, where)
-        return tuple(_value(("arg", o), env) for o in self.outputs)
+        return tuple(_value(o, env) for o in self.outputs)
 
 
 def _list(value, what: str) -> list:
@@ -447,10 +447,7 @@ def _value(arg, env: dict):
         if value not in env:
             raise _Refused(f"it reads {value!r} before any node wrote it")
         return env[value]
-    if kind == "list":
-        return [_value(a, env) for a in value]
-    # a graph output: a serialized argument
-    return _value(_argument(value, "the graph's outputs"), env)
+    return [_value(a, env) for a in value]  # "list"
 
 
 def _bind(outputs: list, result, env: dict, where: str) -> None:
