@@ -58,9 +58,18 @@ for agent in e.agent_iter():
   `truncation=True`, no reward, and `infos[agent]["truncated_after_redeals"]`.
   A policy that always passes would otherwise redeal forever. An int
   1..2**31-1, or `None`: no limit.
+* `calls`: `"flat"` (default, the action space below) or `"factored"`: a
+  call made as up to three small decisions, each with its own mask, in
+  `Discrete(56)` (`belote_env.factored`): a card (0..31), pass, coinche,
+  surcoinche (32..34), call (35) or en_face (36); after call the strain
+  (37..42); then the level (43..55). A decision with one legal option is
+  made by itself. The observation gains 9 entries (862): the decision of the
+  seat to act (one-hot what, strain, level; the others see the first) and
+  the strain it chose (one-hot, zeros before); the mask has 56 entries.
+  While a call is under way the same agent acts again, with no reward.
 
 Unknown switches or bad values raise `belote_env.rules.VariantError`, a bad
-`reward` or `render_mode` raises `EnvArgumentError` (both are `ValueError`).
+`reward`, `render_mode` or `calls` raises `EnvArgumentError` (both are `ValueError`).
 
 ### Agents
 
@@ -194,6 +203,8 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from .errors import EnvArgumentError
+from .factored import (FACTORED_NAMES, FACTORED_OBS_SIZE, NUM_FACTORED_ACTIONS, STAGE_FEATURES, WHAT, decide,
+                       put_stage)
 from .observation import OBS_SIZE, IncrementalEncoder, observation_high
 from .rewards import REWARD_KINDS, scored_deal_reward
 from .rules.actions import ACTION_NAMES, NUM_ACTIONS, action_id
@@ -208,6 +219,7 @@ AGENTS = ("player_0", "player_1", "player_2", "player_3")
 RENDER_MODES = ("human", "ansi")
 ILLEGAL_REWARD = -1.0
 DEFAULT_MAX_REDEALS = 100  # all-pass deals in a row before the episode is truncated (an always-pass policy)
+CALLS = ("flat", "factored")  # the action spaces: a call in one action, or as small decisions (belote_env.factored)
 MAX_REDEALS_BOUND = 2**31 - 1  # the largest max_redeals any env takes (the kernels and OpenSpiel count in ints)
 
 
@@ -367,7 +379,7 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
             return
         agent = raw.agent_selection
         t = type(action)
-        if (t is int or t is np.int64) and 0 <= action < NUM_ACTIONS and not self._terminated:
+        if (t is int or t is np.int64) and 0 <= action < raw.num_actions and not self._terminated:
             # An action id: straight to the game, which refuses an illegal one before changing anything (a dead
             # agent's step is raw_env's to take, as under the three wrappers).
             try:
@@ -389,13 +401,15 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
                 raw.step(action)
             return
         a = action_id(action)
-        if a is not None and 0 <= a < NUM_ACTIONS and raw.observe(agent)["action_mask"][a]:
+        names = raw.action_names
+        if a is not None and 0 <= a < len(names) and raw.observe(agent)["action_mask"][a]:
             raw.step(a)
             return
-        shown = f"{ACTION_NAMES[a]!r} (id {a})" if a is not None and 0 <= a < NUM_ACTIONS else short_repr(action)
-        legal = ", ".join(f"{ACTION_NAMES[x]} ({x})" for x in raw.game.legal_actions())
+        shown = f"{names[a]!r} (id {a})" if a is not None and 0 <= a < len(names) else short_repr(action)
+        legal = ", ".join(f"{names[x]} ({x})" for x in raw.legal_actions())
+        kind = "factored choice" if raw.factored else "action"
         warnings.warn(
-            f"illegal action {shown} by {agent} in phase {raw.game.deal.phase}; legal: {legal}. "
+            f"illegal {kind} {shown} by {agent} in phase {raw.game.deal.phase}; legal: {legal}. "
             f"The episode ends with {ILLEGAL_REWARD} to {agent}.",
             stacklevel=3,
         )
@@ -460,12 +474,15 @@ class raw_env(AECEnv, EzPickle):
         reward: str = "score_diff",
         render_view: str | None = None,
         max_redeals: int | None = DEFAULT_MAX_REDEALS,
+        calls: str = "flat",
         **overrides,
     ):
-        EzPickle.__init__(self, variant, render_mode, reward, render_view, max_redeals, **overrides)
+        EzPickle.__init__(self, variant, render_mode, reward, render_view, max_redeals, calls, **overrides)
         super().__init__()
         if reward not in REWARD_KINDS:
             raise EnvArgumentError(f"unknown reward {reward!r}; accepted: {', '.join(REWARD_KINDS)}")
+        if calls not in CALLS:
+            raise EnvArgumentError(f"unknown calls {short_repr(calls)}; accepted: {', '.join(CALLS)}")
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise EnvArgumentError(
                 f"unknown render_mode {render_mode!r}; accepted: None, {', '.join(map(repr, RENDER_MODES))}"
@@ -484,13 +501,20 @@ class raw_env(AECEnv, EzPickle):
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
         self._seat = {a: i for i, a in enumerate(AGENTS)}
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
+        self.calls = calls
+        self.factored = calls == "factored"
+        self.num_actions = NUM_FACTORED_ACTIONS if self.factored else NUM_ACTIONS
+        self.action_names = FACTORED_NAMES if self.factored else ACTION_NAMES
+        self._stage, self._strain = WHAT, -1  # the acting seat's decision, with factored calls
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in AGENTS}
         high = observation_high()
+        if self.factored:
+            high = np.concatenate([high, np.ones(STAGE_FEATURES, dtype=np.float32)])
         self.observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": spaces.Box(low=0.0, high=high, shape=(OBS_SIZE,), dtype=np.float32),
-                    "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+                    "observation": spaces.Box(low=0.0, high=high, shape=high.shape, dtype=np.float32),
+                    "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
                 }
             )
             for a in AGENTS
@@ -536,6 +560,7 @@ class raw_env(AECEnv, EzPickle):
         self._info_agent = None
         self._redeals = 0
         self._rewarded = False
+        self._stage, self._strain = WHAT, -1
         self.agent_selection = AGENTS[self.game.deal.seat]
         self._give_info_state()
         if self.render_mode == "human":
@@ -553,10 +578,45 @@ class raw_env(AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict:
         seat = self._seat[agent]
+        if self.factored:
+            return self._factored_observation(seat)
         return {
             "observation": self._encoder.observation(seat),
             "action_mask": self._encoder.action_mask(seat),
         }
+
+    def _factored_observation(self, seat: int) -> dict:
+        """The flat observation and the stage cells (belote_env.factored.put_stage; the seat to act at its
+        decision, the others at the first), and the mask of the factored choices of the seat to act."""
+        flat = self._encoder.action_mask(seat)
+        acting = flat.any()
+        stage, strain = (self._stage, self._strain) if acting else (WHAT, -1)
+        obs = np.zeros(FACTORED_OBS_SIZE, dtype=np.float32)
+        obs[:OBS_SIZE] = self._encoder.observation(seat)
+        put_stage(obs, stage, strain)
+        options = np.zeros(NUM_FACTORED_ACTIONS, dtype=bool)
+        if acting:
+            decide(flat.view(bool), stage, strain, -1, options)
+        return {"observation": obs, "action_mask": options.view(np.int8)}
+
+    def _factored_step(self, choice) -> int:
+        """The flat action the acting seat's factored ``choice`` completes, or -1 while its call goes on (its
+        decision advanced); an illegal choice raises IllegalActionError before anything changes."""
+        game = self.game
+        flat = self._encoder.action_mask(game.deal.seat).view(bool)
+        options = np.zeros(NUM_FACTORED_ACTIONS, dtype=bool)
+        c = action_id(choice)
+        ok = c is not None and 0 <= c < NUM_FACTORED_ACTIONS
+        stage, strain, action = decide(flat, self._stage, self._strain, c if ok else NUM_FACTORED_ACTIONS, options)
+        if action == -2:
+            decide(flat, self._stage, self._strain, -1, options)
+            legal = np.flatnonzero(options).tolist()
+            shown = f"{FACTORED_NAMES[c]!r} (id {c})" if ok else short_repr(choice)
+            raise IllegalActionError(
+                f"illegal factored choice {shown} by seat {game.deal.seat} in phase {game.deal.phase}; legal: "
+                f"{', '.join(FACTORED_NAMES[x] for x in legal)}", c, game.deal.seat, game.deal.phase, legal)
+        self._stage, self._strain = stage, strain
+        return int(action)
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -566,12 +626,19 @@ class raw_env(AECEnv, EzPickle):
         if type(action) is not int and isinstance(action, np.integer):
             action = int(action)
         game = self.game
-        result = game.apply(action)  # an illegal action raises here, before anything changes
+        if self.factored:
+            action = self._factored_step(action)
+        # an illegal action raises here, before anything changes; a factored call under way waits
+        result = game.apply(action) if action >= 0 else None
         if self._rewarded:
             for a in self.rewards:
                 self.rewards[a] = 0.0
             self._rewarded = False
         self._cumulative_rewards[agent] = 0.0
+        if action < 0:
+            if self.render_mode == "human":
+                self.render()
+            return
         if result is not None:
             if result.outcome != REDEAL:
                 self._redeals = 0
@@ -636,12 +703,17 @@ class raw_env(AECEnv, EzPickle):
             a = int(action)
         except (TypeError, ValueError):
             return False
+        if self.factored:
+            return 0 <= a < NUM_FACTORED_ACTIONS and bool(self.observe(self.agent_selection)["action_mask"][a])
         return 0 <= a < NUM_ACTIONS and bool(game.deal.legal_mask() >> a & 1)
 
     def legal_actions(self, agent: str | None = None) -> list[int]:
-        """Legal action ids of ``agent`` (default: the agent to act); [] when it is not its turn."""
+        """Legal action ids of ``agent`` (default: the agent to act; factored choices with ``calls="factored"``);
+        [] when it is not its turn."""
         game = self.game
         seat = self._seat[agent or self.agent_selection]
         if game.over or game.deal.seat != seat:
             return []
+        if self.factored:
+            return np.flatnonzero(self.observe(AGENTS[seat])["action_mask"]).tolist()
         return list(game.deal.legal_actions())

@@ -25,7 +25,8 @@ import shutil
 import warnings
 from pathlib import Path
 
-ENGINE_SOURCES = ("fast/*.py", "rules/*.py", "observation.py", "rewards.py")  # under belote_env/
+# under belote_env/
+ENGINE_SOURCES = ("fast/*.py", "rules/*.py", "observation.py", "rewards.py", "factored.py")
 KEEP_CACHES = 4  # per tag: the cache folders of the sources used last (another checkout, a branch switched back to)
 
 

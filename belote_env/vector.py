@@ -56,6 +56,7 @@ from gymnasium import spaces
 
 from .aec import DEFAULT_MAX_REDEALS, checked_max_redeals
 from .errors import VectorEnvError, VectorIllegalActionError
+from .factored import FACTORED_NAMES, FACTORED_OBS_SIZE, NUM_FACTORED_ACTIONS, WHAT, decide
 from .observation import CONTRACT_KINDS, OBS_SIZE
 from .rewards import REWARD_KINDS
 from .rules.actions import ACTION_NAMES, BID_VALUES, NUM_ACTIONS, action_id
@@ -68,6 +69,7 @@ from .rules.variant import Variant, short_repr
 from .variants import load_variant
 
 SEED_STRIDE = 2**32
+CALLS = ("flat", "factored")  # the action spaces: one call per action, or a call as small decisions (factored)
 MAX_TABLES = 2**20  # tables of one VectorEnv: about 12 GB; more would exhaust memory (a crash, not an error)
 OUTCOMES = tuple(Outcome)  # made, failed, litige, redeal: the order of info["outcome"] (= belote_env.fast.OUTCOMES)
 _PHASES = tuple(Phase)  # the kernels' PH_BIDDING, PH_PLAY, PH_DONE
@@ -266,6 +268,7 @@ class VectorEnv:
         parallel: bool = False,
         table_seeds=None,
         max_redeals: int | None = DEFAULT_MAX_REDEALS,
+        calls: str = "flat",
         **overrides,
     ):
         from .fast import kernels, layout
@@ -278,6 +281,8 @@ class VectorEnv:
                                  f"{short_repr(num_tables)}")
         if reward not in REWARD_KINDS:
             raise VectorEnvError(f"unknown reward {reward!r}; accepted: {', '.join(REWARD_KINDS)}")
+        if calls not in CALLS:
+            raise VectorEnvError(f"unknown calls {short_repr(calls)}; accepted: {', '.join(CALLS)}")
         self.variant: Variant = load_variant(variant, episode=episode, **overrides)
         self.num_tables = n = int(num_tables)
         self.reward_kind = reward
@@ -295,8 +300,17 @@ class VectorEnv:
         self._no_final_obs = np.zeros((1, OBS_SIZE), dtype=np.float32)
         self._ready = False
         self._log_full = False
-        self.single_observation_space = spaces.Box(0.0, np.inf, shape=(OBS_SIZE,), dtype=np.float32)
-        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.calls = calls
+        self.factored = calls == "factored"
+        if self.factored:  # each table's decision (belote_env.factored), and scratch space for the kernels
+            self._stage = np.zeros(n, dtype=np.int64)
+            self._strain = np.full(n, -1, dtype=np.int64)
+            self._flat = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+            self._every = np.arange(n, dtype=np.int64)
+        self.obs_size = FACTORED_OBS_SIZE if self.factored else OBS_SIZE
+        self.num_actions = NUM_FACTORED_ACTIONS if self.factored else NUM_ACTIONS
+        self.single_observation_space = spaces.Box(0.0, np.inf, shape=(self.obs_size,), dtype=np.float32)
+        self.single_action_space = spaces.Discrete(self.num_actions)
         self.seed = None
         self._table_seeds = None if table_seeds is None else self._checked_seeds(table_seeds)
         self._seed_tables(seed)
@@ -351,10 +365,14 @@ class VectorEnv:
         k = self._k
         k.reset_tables(self._params, self._S, self._MT, self._MT0)
         n = self.num_tables
-        obs = np.empty((n, OBS_SIZE), dtype=np.float32)
-        mask = np.empty((n, NUM_ACTIONS), dtype=np.bool_)
+        obs = np.empty((n, self.obs_size), dtype=np.float32)
+        mask = np.empty((n, self.num_actions), dtype=np.bool_)
         seat = np.empty(n, dtype=np.int8)
-        k.observe(self._params, self._S, obs, mask, seat)
+        if self.factored:
+            self._stage[:], self._strain[:] = WHAT, -1
+            k.factored_observe(self._params, self._S, self._stage, self._strain, self._flat, obs, mask, seat)
+        else:
+            k.observe(self._params, self._S, obs, mask, seat)
         self._ready = True
         return obs, mask, seat
 
@@ -363,6 +381,8 @@ class VectorEnv:
         if not self._ready:
             raise VectorEnvError("call reset() before step()")
         n = self.num_tables
+        if self.factored:
+            return self._factored_step(self._every, actions, None, whole=True)[:6]
         a = self._checked_actions(actions, None)
         k = self._k
         if self._log_full:
@@ -388,7 +408,7 @@ class VectorEnv:
         seen[t] = True
         if np.count_nonzero(seen) != len(t):
             raise VectorEnvError(f"tables must be distinct, got {short_repr(tables)}")
-        a = self._checked_actions(actions, t)
+        a = None if self.factored else self._checked_actions(actions, t)
         m = len(t)
         if final_seats is None:
             seats = np.full(m, -1, dtype=np.int64)
@@ -398,6 +418,8 @@ class VectorEnv:
                 raise VectorEnvError(f"final_seats must be {m} seats 0..3 (or -1), one per table, got "
                                      f"{short_repr(final_seats)}")
             seats = np.ascontiguousarray(seats, dtype=np.int64)
+        if self.factored:
+            return self._factored_step(t, actions, seats if final_seats is not None else None)
         if self._log_full:
             self._grow_log()
         obs, mask, seat, rewards, done, info = self._outputs(m)
@@ -408,6 +430,75 @@ class VectorEnv:
         if final_seats is None:
             final_obs = np.zeros((m, OBS_SIZE), dtype=np.float32)
         return obs, mask, seat, rewards, done, _info_dict(info), final_obs
+
+    def _factored_step(self, t: np.ndarray, choices, seats, whole: bool = False):
+        """:meth:`step_tables` in the factored action space (``choices[j]`` at table ``t[j]``); ``whole``: for
+        :meth:`step` (every table, no final observations: ``final_obs`` is not made)."""
+        m = len(t)
+        try:
+            c, bad = action_array(choices)
+        except ValueError as e:
+            raise VectorEnvError(f"actions must be one int per table ({m}): {e}") from None
+        if c.shape != (m,):
+            raise VectorEnvError(f"actions must have shape ({m},), one per table; got {len(c)} actions")
+        if bad >= 0:
+            raise VectorEnvError(f"actions[{bad}] is {type(choices[bad]).__name__} {short_repr(choices[bad])}, not a "
+                                 f"factored choice (an int 0..{NUM_FACTORED_ACTIONS - 1}); no table was changed")
+        k = self._k
+        obs, mask, seat, rewards, done, info = self._outputs(m)
+        resolved = np.empty((m, 3), dtype=np.int64)
+        bad = k.factored_resolve(self._S, t, self._stage, self._strain, c, self._flat, mask, resolved)
+        if bad >= 0:
+            self._illegal_choice(int(t[bad]), int(c[bad]))
+        if self._log_full:
+            self._grow_log()
+        final_seats = self._no_final if seats is None else seats
+        final_obs = self._no_final_obs if seats is None else np.zeros((m, self.obs_size), dtype=np.float32)
+        longest = k.factored_step_tables(self._params, self._scale, self._S, self._MT, self._MT0, self._log, t,
+                                         self._stage, self._strain, resolved, self._flat, obs, mask, seat, rewards,
+                                         done, info, final_seats, final_obs)
+        self._log_full = longest >= self._log.shape[1]
+        if seats is not None:  # an episode's last observation: its seat was at the first decision
+            final_obs[done & (seats >= 0), OBS_SIZE + WHAT] = 1.0
+        elif not whole:
+            final_obs = np.zeros((m, self.obs_size), dtype=np.float32)
+        return obs, mask, seat, rewards, done, _info_dict(info), final_obs
+
+    def _illegal_choice(self, t: int, choice: int) -> None:
+        seat = int(self._S[t, self._L.SEAT])
+        phase = _PHASES[int(self._S[t, self._L.PHASE])]
+        flat = np.zeros(NUM_ACTIONS, dtype=bool)
+        flat[self._legal_list(t)] = True
+        options = np.zeros(NUM_FACTORED_ACTIONS, dtype=bool)
+        decide(flat, int(self._stage[t]), int(self._strain[t]), -1, options)
+        legal = np.flatnonzero(options).tolist()
+        shown = (f"{FACTORED_NAMES[choice]!r} (id {choice})" if 0 <= choice < NUM_FACTORED_ACTIONS
+                 else f"{choice} (out of range 0..{NUM_FACTORED_ACTIONS - 1})")
+        stage = ("what", "strain", "level")[int(self._stage[t])]
+        raise VectorIllegalActionError(
+            f"illegal factored choice {shown} at table {t} by seat {seat} in phase {phase}, deciding the {stage}; "
+            f"legal: {', '.join(FACTORED_NAMES[x] for x in legal)}. No table was changed.",
+            t, choice, seat, phase, legal,
+        )
+
+    def flat_masks(self, tables=None) -> np.ndarray:
+        """bool[k, 112]: the legal flat actions of the seat to act at tables ``tables`` (default: all), the mask
+        :meth:`step` returns with ``calls="flat"``. With ``calls="factored"``: what a flat policy (a teacher, a
+        rule-based agent) chooses from; ``belote_env.factored.factor`` turns its choice into factored ones."""
+        if not self._ready:
+            raise VectorEnvError("call reset() before flat_masks()")
+        L = self._L
+        rows = self._S if tables is None else self._S[_indices("tables", tables, self.num_tables)]
+        words = np.ascontiguousarray(rows[:, [L.LEGAL_LO, L.LEGAL_HI]]).view(np.uint8)  # little-endian bytes
+        return np.unpackbits(words, axis=1, bitorder="little")[:, :NUM_ACTIONS].astype(bool)
+
+    def decisions(self) -> tuple[np.ndarray, np.ndarray]:
+        """With ``calls="factored"``: ``(stage, strain)``, int64[N] copies: the decision each table's seat to act
+        is at (``belote_env.factored.WHAT``, ``CHOOSE_STRAIN``, ``CHOOSE_LEVEL``) and the strain it chose
+        (-1 before); the observation's last cells say the same."""
+        if not self.factored:
+            raise VectorEnvError('decisions() is for calls="factored"; this VectorEnv takes flat actions')
+        return self._stage.copy(), self._strain.copy()
 
     def engine_arrays(self) -> tuple:
         """``(params, scale, S, MT, MT0, LOG)``: the engine's own arrays (not copies), for kernels of agents
@@ -427,7 +518,7 @@ class VectorEnv:
 
     def _outputs(self, n: int):
         L = self._L
-        return (np.empty((n, OBS_SIZE), dtype=np.float32), np.empty((n, NUM_ACTIONS), dtype=np.bool_),
+        return (np.empty((n, self.obs_size), dtype=np.float32), np.empty((n, self.num_actions), dtype=np.bool_),
                 np.empty(n, dtype=np.int8), np.zeros((n, 4), dtype=np.float32), np.zeros(n, dtype=np.bool_),
                 np.full((n, L.NUM_INFO), -1, dtype=np.int64))
 
@@ -490,8 +581,14 @@ class VectorEnv:
         s = _indices("seats", seats, 4)
         if t.shape != s.shape:
             raise VectorEnvError(f"tables and seats must have the same length, got {t.shape[0]} and {s.shape[0]}")
-        out = np.empty((len(t), OBS_SIZE), dtype=np.float32)
+        out = np.empty((len(t), self.obs_size), dtype=np.float32)
         self._k.observe_seats(self._params, self._S, t, s, out)
+        if self.factored:  # the seat to act at its decision, the others at the first one
+            acting = self._S[t, self._L.SEAT] == s
+            out[np.flatnonzero(acting), OBS_SIZE + self._stage[t[acting]]] = 1.0
+            chosen = np.flatnonzero(acting & (self._strain[t] >= 0))
+            out[chosen, OBS_SIZE + 3 + self._strain[t[chosen]]] = 1.0
+            out[np.flatnonzero(~acting), OBS_SIZE + WHAT] = 1.0
         return out
 
     def hands(self, tables=None) -> np.ndarray:

@@ -8,7 +8,11 @@ Contenders, interleaved in every round so that they share the machine's load:
   random legal action per table with numpy (float32 uniforms in [1, 2) times
   the mask, argmax) and gets obs, mask and seat back; steps/s counts table-steps. At
   1,024 tables it runs twice: on one core (the default) and on numba's
-  threads (``parallel=True``);
+  threads (``parallel=True``); and once with factored calls (``calls="factored"``: random legal factored
+  choices, so a call is up to three steps);
+- the same games in both action spaces, at 1,024 tables: a uniformly random legal flat action per decision
+  (the same uniforms per table, in order), made in one step on the flat ``VectorEnv`` and as its factored
+  choices on the factored one; counted in flat actions/s, so the factored figure pays for its extra steps;
 - the wrapped AEC env (``belote_env.env``), the loop of ``bench_env.py``:
   ``agent_iter()``, ``last()``, a random legal action from the mask, ``step()``;
 - ``belote_env.fast.rollout``: whole random deals (bidding, play, scoring) in
@@ -63,6 +67,41 @@ def vector_rate(venv: VectorEnv, seconds: float, seed: int) -> float:
             return steps * venv.num_tables / dt
 
 
+def same_games_rate(venv: VectorEnv, seconds: float, seed: int) -> tuple[float, float]:
+    """Flat actions and table-steps per second of random play, in either action space: table ``i``'s ``k``-th action is the
+    legal flat action at uniform ``U[i, k]`` of its flat mask, made in one step (``calls="flat"``) or as its
+    factored choices (``calls="factored"``); only ``step`` is timed."""
+    from belote_env.factored import CALL, EN_FACE, LEVEL, LEVEL_OF, STRAIN, STRAIN_OF, WHAT
+    from belote_env.rules.actions import EN_FACE as FLAT_EN_FACE
+
+    n = venv.num_tables
+    uniforms = np.random.default_rng(seed).random((n, 4096))
+    taken = np.zeros(n, dtype=np.int64)  # flat actions drawn at each table
+    target = np.zeros(n, dtype=np.int64)
+    venv.reset(seed=seed)
+    dt, steps = 0.0, 0
+    while (dt == 0.0 or dt < seconds) and taken.max() < uniforms.shape[1] - 1:
+        flat = venv.flat_masks()
+        stage = venv.decisions()[0] if venv.factored else np.full(n, WHAT)
+        new = np.flatnonzero(stage == WHAT)
+        cum = flat[new].cumsum(axis=1)
+        u = uniforms[new, taken[new]] * cum[:, -1]
+        target[new] = (cum <= u[:, None]).sum(axis=1)
+        taken[new] += 1
+        choice = target.copy()
+        if venv.factored:
+            call = (stage == WHAT) & (target >= CALL)
+            choice[call] = np.where(target[call] == FLAT_EN_FACE, EN_FACE, CALL)
+            choice[stage == 1] = STRAIN + STRAIN_OF[target[stage == 1]]
+            choice[stage == 2] = LEVEL + LEVEL_OF[target[stage == 2]]
+        t = time.perf_counter()
+        venv.step(choice)
+        dt += time.perf_counter() - t
+        steps += n
+    done = taken - (venv.decisions()[0] != WHAT) if venv.factored else taken  # a call under way is not done
+    return int(done.sum()) / dt, steps / dt
+
+
 def aec_rate(e, seconds: float, seed: int) -> float:
     steps, dt, deals = 0, 0.0, 0
     while dt < seconds:
@@ -83,13 +122,19 @@ def main() -> None:
         "VectorEnv N=64": VectorEnv(args.variant, num_tables=64),
         "VectorEnv N=1024": VectorEnv(args.variant, num_tables=1024),
         "VectorEnv N=1024 parallel": VectorEnv(args.variant, num_tables=1024, parallel=True),
+        "VectorEnv N=1024 factored": VectorEnv(args.variant, num_tables=1024, calls="factored"),
     }
+    same = {"flat": VectorEnv(args.variant, num_tables=1024), "factored": VectorEnv(args.variant, num_tables=1024,
+                                                                                 calls="factored")}
     for venv in contenders.values():  # compile or load the kernels before timing
         vector_rate(venv, 0.0, 0)
+    for venv in same.values():
+        same_games_rate(venv, 0.0, 0)
     rollout(args.variant, 10)
     rollout(args.variant, 10, rng="counter")
     aec = belote_env.env(args.variant)
     rates = {name: [] for name in [*contenders, "AEC env"]}
+    same_rates, same_steps = {name: [] for name in same}, {name: [] for name in same}
     deals, counter, peer = [], [], []
     try:
         import colver
@@ -101,6 +146,10 @@ def main() -> None:
     for r in range(args.repeats):
         for name, venv in contenders.items():
             rates[name].append(vector_rate(venv, args.seconds, r))
+        for name, venv in same.items():
+            actions, steps = same_games_rate(venv, args.seconds, r)
+            same_rates[name].append(actions)
+            same_steps[name].append(steps)
         rates["AEC env"].append(aec_rate(aec, args.seconds, r))
         t = time.perf_counter()
         rollout(args.variant, args.deals, seed=r)
@@ -125,6 +174,18 @@ def main() -> None:
         per_round = [a / b for a, b in zip(rates[name], aec_runs)]
         print(f"ratio {name} / AEC env: {statistics.median(rates[name]) / statistics.median(aec_runs):.1f}x "
               f"(per round {min(per_round):.1f}x to {max(per_round):.1f}x)")
+    flat_runs, factored_runs = rates["VectorEnv N=1024"], rates["VectorEnv N=1024 factored"]
+    per_round = [a / b for a, b in zip(factored_runs, flat_runs)]
+    print(f"ratio factored / flat, N=1024, each on random choices of its own mask: "
+          f"{statistics.median(factored_runs) / statistics.median(flat_runs):.3f} "
+          f"(per round {min(per_round):.3f} to {max(per_round):.3f})")
+    for what, table in (("flat actions/s", same_rates), ("table-steps/s", same_steps)):
+        for name, runs in table.items():
+            print(fmt(f"same games, N=1024, {name} calls: {what}", runs, what.split("/")[0]))
+        per_round = [a / b for a, b in zip(table["factored"], table["flat"])]
+        print(f"ratio factored / flat, same games, {what}: "
+              f"{statistics.median(table['factored']) / statistics.median(table['flat']):.3f} "
+              f"(per round {min(per_round):.3f} to {max(per_round):.3f})")
     print(fmt(f"rollout {args.variant} random full deals/s (one core), rng='cpython'", deals, "deals/s"))
     print(fmt(f"rollout {args.variant} random full deals/s (one core), rng='counter'", counter, "deals/s"))
     if peer:

@@ -40,6 +40,8 @@ from ..rules.actions import (
     SURCOINCHE,
     TAKE,
 )
+from .. import factored as _factored
+from ..observation import OBS_SIZE
 from ..rules.cards import ALL_TRUMP, KING, NO_TRUMP, QUEEN
 from . import streams
 from .layout import (
@@ -1176,6 +1178,95 @@ def step_tables(V, scale, S, MT, MT0, LOG, tables, actions, obs, mask, seat_out,
     for j in range(tables.shape[0]):
         _step_table(V, scale, S, MT, MT0, LOG, tables[j], j, actions[j], obs, mask, seat_out, rew, done, info,
                     final_seat, final_obs)
+    return _longest_log(S)
+
+
+# --- factored calls (belote_env.factored: one Python function, compiled here) -----------------------------
+
+decide = kernel(_factored.decide)
+put_stage = kernel(inline="always")(_factored.put_stage)
+WHAT = _factored.WHAT
+CALL_CHOICE = _factored.CALL
+
+
+@kernel(inline="always")
+def factored_observe_table(V, row, j, stage, strain, flat, obs, options, seat_out, known):
+    """Row ``j`` of the factored outputs of the table in ``row``, at decision ``(stage, strain)``: the seat to act,
+    its observation with the stage cells (``obs[j]``, float32[FACTORED_OBS_SIZE]) and the legal choices of its
+    decision (``options[j]``, bool[56]; ``known``: already there); ``flat`` is scratch (bool[112])."""
+    legal_words(V, row)
+    seat = row[SEAT]
+    seat_out[j] = seat
+    out = obs[j]
+    encode(V, row, seat, out[:OBS_SIZE])
+    for k in range(OBS_SIZE, out.shape[0]):
+        out[k] = 0.0
+    put_stage(out, stage, strain)
+    if known:
+        return
+    if row[PHASE] == PH_PLAY:  # the choices are the legal cards, their flat ids (factored.decide at WHAT), at once
+        bits = row[LEGAL_LO]
+        mine = options[j]
+        for b in range(4):
+            byte = (bits >> (8 * b)) & 0xFF
+            for k in range(8):
+                mine[8 * b + k] = BYTE_BOOLS[byte, k]
+        for k in range(32, mine.shape[0]):
+            mine[k] = False
+    else:
+        write_mask(row, flat)
+        decide(flat, stage, strain, -1, options[j])
+
+
+@kernel
+def factored_observe(V, S, stage, strain, flat, obs, options, seat_out):
+    """:func:`observe` for the factored action space, every table at its decision ``(stage[t], strain[t])``."""
+    for t in range(S.shape[0]):
+        factored_observe_table(V, S[t], t, stage[t], strain[t], flat, obs, options, seat_out, False)
+
+
+@kernel
+def factored_resolve(S, tables, stage, strain, choices, flat, options, resolved):
+    """Check and resolve the choices of a factored step, changing nothing: returns the first ``j`` whose choice
+    ``choices[j]`` is not legal at table ``tables[j]`` (its decision ``stage``/``strain``), or -1. Else
+    ``resolved[j]`` is ``(stage, strain, action)`` after the choice (``factored.decide``: ``action`` the flat
+    action now complete, or -1 while the call goes on, and then ``options[j]`` holds the next decision's
+    choices); ``flat`` is scratch (bool[112])."""
+    for j in range(tables.shape[0]):
+        t = tables[j]
+        c = choices[j]
+        if c < 0:
+            return j
+        if stage[t] == WHAT and c < CALL_CHOICE:  # a card, pass, coinche or surcoinche: the same flat id
+            if not is_legal(S[t], c):
+                return j
+            resolved[j, 0], resolved[j, 1], resolved[j, 2] = WHAT, -1, c
+            continue
+        write_mask(S[t], flat)
+        st, sn, a = decide(flat, stage[t], strain[t], c, options[j])
+        if a == -2:
+            return j
+        resolved[j, 0], resolved[j, 1], resolved[j, 2] = st, sn, a
+    return -1
+
+
+@kernel
+def factored_step_tables(V, scale, S, MT, MT0, LOG, tables, stage, strain, resolved, flat, obs, options, seat_out,
+                         rew, done, info, final_seat, final_obs):
+    """:func:`step_tables` in the factored action space, the choices resolved by :func:`factored_resolve` (with
+    the same ``options``): table ``tables[j]`` goes to decision ``resolved[j, :2]``, and where its call (or card)
+    is complete takes that flat action ``resolved[j, 2]``; the others wait (no reward, not done, the same seat
+    to act). Outputs in row ``j`` as :func:`factored_observe_table` writes them. Returns the longest episode
+    log."""
+    for j in range(tables.shape[0]):
+        t = tables[j]
+        row = S[t]
+        st, sn, a = resolved[j, 0], resolved[j, 1], resolved[j, 2]
+        if a >= 0:
+            apply_step(V, scale, S, MT, MT0, LOG, t, j, a, rew, done, info, final_seat, final_obs)
+        stage[t] = st
+        strain[t] = sn
+        factored_observe_table(V, row, j, st, sn, flat, obs, options, seat_out, a < 0)
     return _longest_log(S)
 
 
