@@ -59,6 +59,12 @@ def _mix(z: np.ndarray) -> np.ndarray:
     return out
 
 
+def derived(seeds, k: int) -> np.ndarray:
+    """Independent uint64 numbers from ``seeds`` for an agent's ``k``-th draw (``k >= 1``) of one decision:
+    ``mix1(seed + k)`` (a network with factored calls draws its strain and level from them)."""
+    return _mix(np.asarray(seeds, dtype=np.uint64) + np.uint64(k))
+
+
 def bases(key: int, tables, stream: int) -> np.ndarray:
     """The start of each table's ``stream`` under ``key`` (uint64, one per entry of ``tables``), for
     :func:`at_step`: computed once per key, it leaves one mixing round per draw."""

@@ -39,6 +39,7 @@ from agents.errors import AgentActionError
 from belote_env.errors import BeloteError
 from agents.base import Agent
 from belote_env.numba_cache import heal_damaged_files
+from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import action_id, action_name
 from belote_env.rules.scoring import Outcome
 from belote_env.rules.variant import short_repr
@@ -83,7 +84,9 @@ class Runner:
     def actions(self, obs: np.ndarray, mask: np.ndarray, seat: np.ndarray, out: np.ndarray | None = None,
                 active: np.ndarray | None = None, seeds: np.ndarray | None = None) -> np.ndarray:
         """Fill ``out`` (int64[N]) with the seated agents' decisions at every table where one is to act
-        (and ``active``, when given); the caller's rows are left as they are. Returns ``out``.
+        (and ``active``, when given); the caller's rows are left as they are. Returns ``out``. At the tables of a
+        ``VectorEnv(calls="factored")`` the agents still see flat observations and masks and give flat actions
+        (step them with ``flat=runner.acting(seat) >= 0``): only the caller's seats make factored choices.
         ``seeds``: uint64[N], one per table, handed to the agents that take seeds (``Agent.takes_seeds``)."""
         if out is None:
             out = np.zeros(len(seat), dtype=np.int64)
@@ -98,7 +101,11 @@ class Runner:
 
     def _ask(self, agent: Agent, idx: np.ndarray, obs, mask, seat, seeds=None) -> np.ndarray:
         venv = self.venv
-        m = mask[idx].view(np.int8)
+        if getattr(venv, "factored", False):  # agents play the flat space: its observations, masks and actions
+            m = venv.flat_masks(idx).view(np.int8)
+            obs = obs[:, :OBS_SIZE]  # obs[idx] below is a contiguous copy of the rows
+        else:
+            m = mask[idx].view(np.int8)
         got = infos = None
         try:
             if agent.needs_info and type(agent).act_rows is not Agent.act_rows:  # a kernel copy of the agent

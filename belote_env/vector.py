@@ -306,6 +306,7 @@ class VectorEnv:
             self._stage = np.zeros(n, dtype=np.int64)
             self._strain = np.full(n, -1, dtype=np.int64)
             self._flat = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+            self._no_flat = np.zeros(n, dtype=np.bool_)
             self._every = np.arange(n, dtype=np.int64)
         self.obs_size = FACTORED_OBS_SIZE if self.factored else OBS_SIZE
         self.num_actions = NUM_FACTORED_ACTIONS if self.factored else NUM_ACTIONS
@@ -376,13 +377,17 @@ class VectorEnv:
         self._ready = True
         return obs, mask, seat
 
-    def step(self, actions):
-        """One action per table; returns ``obs, mask, seat, rewards, done, info``."""
+    def step(self, actions, flat=None):
+        """One action per table; returns ``obs, mask, seat, rewards, done, info``. With ``calls="factored"``,
+        ``flat`` (bool[N], optional) marks the tables whose action is a flat action (of a seat played by an agent
+        of the flat space: the heuristic, a checkpoint), taken in one step at a table at its first decision."""
         if not self._ready:
             raise VectorEnvError("call reset() before step()")
         n = self.num_tables
         if self.factored:
-            return self._factored_step(self._every, actions, None, whole=True)[:6]
+            return self._factored_step(self._every, actions, None, flat, whole=True)[:6]
+        if flat is not None:
+            raise VectorEnvError('flat= is for calls="factored"; this VectorEnv takes flat actions only')
         a = self._checked_actions(actions, None)
         k = self._k
         if self._log_full:
@@ -394,7 +399,7 @@ class VectorEnv:
         self._log_full = longest >= self._log.shape[1]
         return obs, mask, seat, rewards, done, _info_dict(info)
 
-    def step_tables(self, tables, actions, final_seats=None):
+    def step_tables(self, tables, actions, final_seats=None, flat=None):
         """Step only the tables ``tables`` (distinct; ``actions[j]`` at table ``tables[j]``): the others wait, as
         they are. Returns ``obs, mask, seat, rewards, done, info, final_obs`` of those tables, in the order given
         (``info`` as :meth:`step`'s). ``final_seats`` (one seat 0..3 per table, or -1): where an episode ends now,
@@ -419,7 +424,9 @@ class VectorEnv:
                                      f"{short_repr(final_seats)}")
             seats = np.ascontiguousarray(seats, dtype=np.int64)
         if self.factored:
-            return self._factored_step(t, actions, seats if final_seats is not None else None)
+            return self._factored_step(t, actions, seats if final_seats is not None else None, flat)
+        if flat is not None:
+            raise VectorEnvError('flat= is for calls="factored"; this VectorEnv takes flat actions only')
         if self._log_full:
             self._grow_log()
         obs, mask, seat, rewards, done, info = self._outputs(m)
@@ -431,10 +438,17 @@ class VectorEnv:
             final_obs = np.zeros((m, OBS_SIZE), dtype=np.float32)
         return obs, mask, seat, rewards, done, _info_dict(info), final_obs
 
-    def _factored_step(self, t: np.ndarray, choices, seats, whole: bool = False):
-        """:meth:`step_tables` in the factored action space (``choices[j]`` at table ``t[j]``); ``whole``: for
-        :meth:`step` (every table, no final observations: ``final_obs`` is not made)."""
+    def _factored_step(self, t: np.ndarray, choices, seats, flat=None, whole: bool = False):
+        """:meth:`step_tables` in the factored action space (``choices[j]`` at table ``t[j]``, a flat action where
+        ``flat[j]``); ``whole``: for :meth:`step` (every table, no final observations: ``final_obs`` is not
+        made)."""
         m = len(t)
+        if flat is None:
+            flat_rows = self._no_flat if m == self.num_tables else np.zeros(m, dtype=np.bool_)
+        else:
+            flat_rows = np.asarray(flat)
+            if flat_rows.shape != (m,) or flat_rows.dtype != np.bool_:
+                raise VectorEnvError(f"flat must be {m} bools, one per table, got {short_repr(flat)}")
         try:
             c, bad = action_array(choices)
         except ValueError as e:
@@ -447,7 +461,12 @@ class VectorEnv:
         k = self._k
         obs, mask, seat, rewards, done, info = self._outputs(m)
         resolved = np.empty((m, 3), dtype=np.int64)
-        bad = k.factored_resolve(self._S, t, self._stage, self._strain, c, self._flat, mask, resolved)
+        bad = k.factored_resolve(self._S, t, self._stage, self._strain, c, flat_rows, self._flat, mask, resolved)
+        if bad >= 0 and flat_rows[bad]:
+            if self._stage[t[bad]] != WHAT:
+                raise VectorEnvError(f"a flat action at table {int(t[bad])}, whose seat is deciding a factored call "
+                                     "(flat actions are for tables at their first decision); no table was changed")
+            self._illegal(int(t[bad]), int(c[bad]))
         if bad >= 0:
             self._illegal_choice(int(t[bad]), int(c[bad]))
         if self._log_full:

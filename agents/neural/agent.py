@@ -21,8 +21,11 @@ import torch
 from agents.base import Agent
 from agents.counter_rng import to_uniform
 from agents.neural.checkpoint import load_checkpoint
-from agents.neural.protocol import build_net, forward_rows, mask_logits, policy_probs
+from agents.counter_rng import derived
+from agents.neural.protocol import build_net, forward_rows, is_factored, mask_logits, policy_probs
 from agents.neural.sampling import sample_actions
+from belote_env.factored import (FACTORED_NAMES, FACTORED_OBS_SIZE, NUM_FACTORED_ACTIONS, STAGE_FEATURES, WHAT,
+                                 factored_mask)
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import ACTION_NAMES, NUM_ACTIONS
 
@@ -34,6 +37,11 @@ class NeuralAgent(Agent):
     evaluation); ``sample=True`` draws from the policy instead, with its own
     generator seeded by ``seed`` (and by :meth:`reset`). It reads only the
     observation and the mask (``needs_info = False``).
+
+    A network trained with factored calls (``train.py --factored-calls``: 862 observation floats, 56 actions;
+    :func:`~agents.neural.protocol.is_factored`) plays the flat action space all the same: at each decision it
+    makes the factored choices in turn (what, then the strain, then the level, each a forward pass of the rows
+    still deciding, ``belote_env.factored.decide`` between them) and returns the flat action they complete.
     """
 
     needs_info = False
@@ -42,6 +50,7 @@ class NeuralAgent(Agent):
     def __init__(self, net: torch.nn.Module, name: str = "neural", sample: bool = False, seed: int | None = None,
                  device: str | torch.device = "cpu"):
         self.net = net
+        self.factored = is_factored(net)
         self.name = name
         self.sample = sample
         self.device = torch.device(device)
@@ -67,6 +76,12 @@ class NeuralAgent(Agent):
             raise ValueError(f"action_masks must have shape ({obs.shape[0]}, {NUM_ACTIONS}), got {tuple(mask.shape)}")
         if not bool(mask.any(dim=1).all()):
             raise ValueError("every action mask must allow at least one action (the seat must be the one to act)")
+        if self.factored:
+            return self._factored_actions(obs, mask, seeds)
+        return self._choose(obs, mask, seeds).tolist()
+
+    def _choose(self, obs: torch.Tensor, mask: torch.Tensor, seeds) -> torch.Tensor:
+        """The network's choice on each row (greedy, or sampled from ``seeds`` or the agent's generator)."""
         was_training = self.net.training
         self.net.eval()
         if seeds is None:
@@ -77,12 +92,46 @@ class NeuralAgent(Agent):
         if self.sample:
             probs = torch.softmax(logits, dim=1)
             if seeds is None:
-                actions = sample_actions(probs, self.generator)
-            else:
-                actions = sample_actions(probs, u=to_uniform(seeds))
-        else:
-            actions = logits.argmax(dim=1)
-        return actions.tolist()
+                return sample_actions(probs, self.generator)
+            return sample_actions(probs, u=to_uniform(seeds))
+        return logits.argmax(dim=1)
+
+    def _factored_actions(self, obs: torch.Tensor, mask: torch.Tensor, seeds) -> list[int]:
+        """The flat action of each row, made as factored choices in turn (see the class docstring); the ``k``-th
+        choice of a row samples from ``derived(seeds, k)`` (the first from ``seeds``)."""
+        from belote_env.fast.kernels import decide_rows
+
+        n = obs.shape[0]
+        flat = np.ascontiguousarray(mask.cpu().numpy())
+        x = torch.zeros((n, FACTORED_OBS_SIZE), dtype=torch.float32, device=self.device)
+        x[:, :OBS_SIZE] = obs
+        state = np.tile(np.array([WHAT, -1, -1], dtype=np.int64), (n, 1))
+        options = np.zeros((n, NUM_FACTORED_ACTIONS), dtype=np.bool_)
+        out = np.full(n, -1, dtype=np.int64)
+        rows = np.arange(n)
+        for k in range(3):  # what, strain, level: a call is complete after at most three choices
+            st = state[rows]
+            cells = np.zeros((len(rows), STAGE_FEATURES), dtype=np.float32)
+            cells[np.arange(len(rows)), st[:, 0]] = 1.0
+            chosen = np.flatnonzero(st[:, 1] >= 0)
+            cells[chosen, 3 + st[chosen, 1]] = 1.0
+            at = torch.from_numpy(rows).to(self.device)
+            x[at, OBS_SIZE:] = torch.from_numpy(cells).to(self.device)
+            decide_rows(flat[rows], st[:, 0].copy(), st[:, 1].copy(), np.full(len(rows), -1, np.int64),
+                        options[:len(rows)], st)
+            row_seeds = None if seeds is None else (np.asarray(seeds)[rows] if k == 0
+                                                    else derived(np.asarray(seeds)[rows], k))
+            choice = self._choose(x[at], torch.from_numpy(options[:len(rows)].copy()).to(self.device), row_seeds)
+            resolved = np.empty((len(rows), 3), dtype=np.int64)
+            decide_rows(flat[rows], st[:, 0].copy(), st[:, 1].copy(), choice.cpu().numpy().astype(np.int64),
+                        options[:len(rows)], resolved)
+            done = resolved[:, 2] >= 0
+            out[rows[done]] = resolved[done, 2]
+            state[rows] = resolved
+            rows = rows[~done]
+            if not len(rows):
+                break
+        return out.tolist()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info=None) -> int:
         return self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None], [info])[0]
@@ -93,10 +142,18 @@ class NeuralAgent(Agent):
         scale, ``score_diff``'s by default)."""
         obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=self.device)
         mask = torch.as_tensor(np.asarray(action_masks), device=self.device).bool()
+        names = ACTION_NAMES
+        if self.factored:  # the first decision's choices (a card, pass, call...), as the network sees it
+            names = FACTORED_NAMES
+            mask = torch.from_numpy(factored_mask(mask.cpu().numpy(), np.full(len(mask), WHAT),
+                                                  np.full(len(mask), -1))).to(self.device)
+            first = torch.zeros((obs.shape[0], STAGE_FEATURES), dtype=torch.float32, device=self.device)
+            first[:, WHAT] = 1.0
+            obs = torch.cat([obs, first], dim=1)
         probs, value = policy_probs(self.net, obs, mask)
         out = []
         for p, v in zip(probs, value):
-            shown = {ACTION_NAMES[a]: round(float(p[a]), 4) for a in np.flatnonzero(p)}
+            shown = {names[a]: round(float(p[a]), 4) for a in np.flatnonzero(p)}
             out.append({"probs": {name: x for name, x in shown.items() if x > 0}, "value": round(float(v), 4)})
         return out
 

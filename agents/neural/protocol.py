@@ -33,6 +33,7 @@ from torch import nn
 
 from agents.errors import CheckpointError, NetworkSpecError
 from agents.neural.network import MASKED_LOGIT, padded_rows
+from belote_env.factored import FACTORED_OBS_SIZE, NUM_FACTORED_ACTIONS
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
 
@@ -81,23 +82,37 @@ def build_network(spec: str, config: dict) -> nn.Module:
     return net
 
 
-def check_shapes(net: nn.Module, where: str) -> None:
-    """One forward pass on two empty rows: ``(logits [2, 112], value [2])`` or an error naming ``where``."""
+def net_sizes(net: nn.Module) -> tuple[int, int]:
+    """``(observation floats, actions)`` of ``net`` (its ``obs_size`` and ``num_actions``; the flat space's when it
+    does not say): ``(853, 112)`` for the flat action space, ``(862, 56)`` for factored calls
+    (``belote_env.factored``)."""
+    return getattr(net, "obs_size", OBS_SIZE), getattr(net, "num_actions", NUM_ACTIONS)
+
+
+def is_factored(net: nn.Module) -> bool:
+    """Whether ``net`` plays factored calls (``train.py --factored-calls``): observations of 862 floats, 56 actions."""
+    return net_sizes(net) == (FACTORED_OBS_SIZE, NUM_FACTORED_ACTIONS)
+
+
+def check_shapes(net: nn.Module, where: str, sizes: tuple[int, int] | None = None) -> None:
+    """One forward pass on two empty rows: ``(logits [2, actions], value [2])`` or an error naming ``where``;
+    ``sizes``: ``(observation floats, actions)``, by default the network's own (:func:`net_sizes`)."""
+    obs_size, num_actions = net_sizes(net) if sizes is None else sizes
     was_training = net.training
     net.eval()
     try:
         with torch.no_grad():
-            out = net(torch.zeros(2, OBS_SIZE), torch.ones(2, NUM_ACTIONS, dtype=torch.bool))
+            out = net(torch.zeros(2, obs_size), torch.ones(2, num_actions, dtype=torch.bool))
     except RuntimeError as e:
-        raise NetworkSpecError(f"{where}: the network fails on a batch of observations of {OBS_SIZE} floats and masks "
-                               f"of {NUM_ACTIONS} actions ({str(e).splitlines()[0][:200]})") from None
+        raise NetworkSpecError(f"{where}: the network fails on a batch of observations of {obs_size} floats and masks "
+                               f"of {num_actions} actions ({str(e).splitlines()[0][:200]})") from None
     finally:
         net.train(was_training)
-    ok = (isinstance(out, tuple) and len(out) == 2 and tuple(out[0].shape) == (2, NUM_ACTIONS)
+    ok = (isinstance(out, tuple) and len(out) == 2 and tuple(out[0].shape) == (2, num_actions)
           and tuple(out[1].shape) == (2,))
     if not ok:
         shapes = tuple(tuple(o.shape) for o in out) if isinstance(out, tuple) else type(out).__name__
-        raise NetworkSpecError(f"{where}: forward(obs, mask) must return (logits [B, {NUM_ACTIONS}], value [B]), "
+        raise NetworkSpecError(f"{where}: forward(obs, mask) must return (logits [B, {num_actions}], value [B]), "
                                f"got {shapes}")
 
 
@@ -112,11 +127,12 @@ def build_net(ckpt: dict, path: str | Path = "checkpoint") -> nn.Module:
         raise CheckpointError(f"{path}: {e}") from None
     except (TypeError, ValueError, RuntimeError, KeyError) as e:
         raise CheckpointError(f"{path}: model config and weights do not match ({str(e).splitlines()[0][:200]})") from None
-    sizes = (getattr(net, "obs_size", OBS_SIZE), getattr(net, "num_actions", NUM_ACTIONS))
-    if sizes != (OBS_SIZE, NUM_ACTIONS):
+    sizes = net_sizes(net)
+    if sizes not in ((OBS_SIZE, NUM_ACTIONS), (FACTORED_OBS_SIZE, NUM_FACTORED_ACTIONS)):
         raise CheckpointError(
             f"{path}: network expects {sizes[0]} observation floats and {sizes[1]} actions; "
-            f"this belote_env has {OBS_SIZE} and {NUM_ACTIONS} (checkpoint from another version?)"
+            f"this belote_env has {OBS_SIZE} and {NUM_ACTIONS} ({FACTORED_OBS_SIZE} and {NUM_FACTORED_ACTIONS} with "
+            "factored calls; checkpoint from another version?)"
         )
     try:
         check_shapes(net, str(path))
@@ -177,7 +193,7 @@ class DensePath:
 
     def values(self, obs: torch.Tensor) -> torch.Tensor:
         """Values of a dense batch, row-invariant as :meth:`buffer_rows`."""
-        return forward_rows(self.net, obs, torch.ones(obs.shape[0], NUM_ACTIONS, dtype=torch.bool))[1]
+        return forward_rows(self.net, obs, torch.ones(obs.shape[0], net_sizes(self.net)[1], dtype=torch.bool))[1]
 
     def batch(self, buf, n: int, device: torch.device):
         """The rollout's first ``n`` observations as the PPO update feeds them to the network (indexable with
@@ -196,4 +212,5 @@ def training_path(net: nn.Module):
 
 
 __all__ = ["BUILTIN_NETWORKS", "network_class", "network_spec", "build_network", "build_net", "check_shapes",
+           "is_factored", "net_sizes",
            "mask_logits", "forward_rows", "DensePath", "training_path"]

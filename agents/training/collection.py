@@ -38,10 +38,12 @@ class Collector:
 
     ``pool``: an :class:`agents.training.pool.OpponentPool` whose snapshots play one team at a ``pool_fraction`` of the
     tables (self-play there while the pool is empty). ``table_ids``: the tables' numbers in the run (default
-    ``0 .. num_envs - 1``); ``key``: the first deal's key (default: drawn from ``rng``)."""
+    ``0 .. num_envs - 1``); ``key``: the first deal's key (default: drawn from ``rng``). ``factored``: the network's
+    seats make factored calls (``VectorEnv(calls="factored")``); the opponents play the flat space."""
 
     def __init__(self, variant, num_envs: int, opponent_mix: dict, rng: np.random.Generator, end_on_redeal: bool = True,
-                 pool=None, pool_fraction: float = 0.0, table_ids=None, key: int | None = None):
+                 pool=None, pool_fraction: float = 0.0, table_ids=None, key: int | None = None,
+                 factored: bool = False):
         from agents.registry import make_agent
         from belote_env.vector import VectorEnv
 
@@ -60,7 +62,7 @@ class Collector:
         self.t = 0  # steps played since reset_all: the counter of the tables' random numbers
         # end_on_redeal: an all-pass deal ends the episode (truncated, reward 0)
         self.venv = VectorEnv(variant, num_tables=num_envs, seed=0, episode=variant.episode,
-                              max_redeals=1 if end_on_redeal else MAX_REDEALS)
+                              max_redeals=1 if end_on_redeal else MAX_REDEALS, calls="factored" if factored else "flat")
         self.runner = Runner(self.venv, self.opponents)  # seating -1: the network's seats
         self.opponent = np.full(num_envs, -1, dtype=np.int64)  # index in labels, -1 = self-play
         self.opponent_team = np.full(num_envs, -1, dtype=np.int64)  # team of the opponent, -1 = none
@@ -153,11 +155,12 @@ class Rollout:
     28. The other fields are arrays of ``capacity`` rows; the masks have the padding of the
     forward pass past them (:func:`agents.neural.network.padded_rows`)."""
 
-    def __init__(self, capacity: int, hidden_size: int = 0):
+    def __init__(self, capacity: int, hidden_size: int = 0, sizes: tuple[int, int] | None = None):
         from agents.neural.network import MIN_ROWS
         from belote_env.observation import OBS_SIZE
         from belote_env.rules.actions import NUM_ACTIONS
 
+        OBS_SIZE, NUM_ACTIONS = sizes or (OBS_SIZE, NUM_ACTIONS)  # noqa: N806 - the run's (factored calls: 862, 56)
         self.capacity, self.obs_size = capacity, OBS_SIZE
         self.obs_ptr = np.zeros(capacity + 1, dtype=np.int64)
         self.obs_idx = np.zeros(capacity * ENTRIES_PER_ROW, dtype=np.int64)

@@ -34,7 +34,7 @@ from agents.cli import CommandParser, check_writable
 from agents.exported import policy_meta, save_program
 from agents.files import replacing
 from agents.neural.checkpoint import load_checkpoint
-from agents.neural.protocol import build_net, mask_logits
+from agents.neural.protocol import build_net, is_factored, mask_logits
 from agents.training.errors import ExportError
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import NUM_ACTIONS
@@ -50,6 +50,17 @@ class ExportedPolicy(nn.Module):
     def forward(self, observation: torch.Tensor, action_mask: torch.Tensor):
         logits, value = self.net(observation, action_mask)
         return mask_logits(logits, action_mask), value
+
+
+def _policy(checkpoint) -> ExportedPolicy:
+    """The checkpoint's policy to export; ExportError for a network trained with factored calls (an export plays
+    the flat action space: one forward pass a decision)."""
+    net = build_net(load_checkpoint(checkpoint), checkpoint)
+    if is_factored(net):
+        raise ExportError(f"{checkpoint}: a network trained with factored calls (train.py --factored-calls) cannot be "
+                          "exported yet: an exported policy takes flat observations and masks in one forward pass, "
+                          "where this one makes a call in up to three (load the checkpoint itself: make_agent(path))")
+    return ExportedPolicy(net)
 
 
 def _example():
@@ -79,7 +90,7 @@ def _write(out: Path, buffer: io.BytesIO) -> Path:
 def export_torchscript(checkpoint: str | Path, out: str | Path) -> Path:
     """A TorchScript file of the checkpoint's policy (``torch.jit.load(out)``)."""
     out = _destination(out)
-    model = ExportedPolicy(build_net(load_checkpoint(checkpoint), checkpoint))
+    model = _policy(checkpoint)
     with torch.no_grad():
         traced = torch.jit.trace(model, _example())
     buffer = io.BytesIO()
@@ -90,7 +101,7 @@ def export_torchscript(checkpoint: str | Path, out: str | Path) -> Path:
 def export_program(checkpoint: str | Path, out: str | Path) -> Path:
     """A ``torch.export`` program of the checkpoint's policy, dynamic batch size (``torch.export.load(out).module()``)."""
     out = _destination(out, "policy.pt2")
-    model = ExportedPolicy(build_net(load_checkpoint(checkpoint), checkpoint))
+    model = _policy(checkpoint)
     batch = torch.export.Dim("batch", min=1)
     with torch.no_grad():
         program = torch.export.export(model, _example(),
@@ -104,7 +115,7 @@ def export_program(checkpoint: str | Path, out: str | Path) -> Path:
 def export_onnx(checkpoint: str | Path, out: str | Path) -> Path:
     """An ONNX file of the checkpoint's policy, dynamic batch size (needs the ``onnx`` package)."""
     out = _destination(out, "policy.onnx")
-    model = ExportedPolicy(build_net(load_checkpoint(checkpoint), checkpoint))
+    model = _policy(checkpoint)
     buffer = io.BytesIO()
     with torch.no_grad(), warnings.catch_warnings():
         # dynamo=False on purpose (the TorchScript-based exporter handles the masked network without onnxscript);

@@ -59,6 +59,11 @@ class Args:
                 "uniformly from the opponent pool (agents.training.pool); with opponent_mix, fractions sum to at most 1; 0 = off"})
     pool_size: int = field(default=5, metadata={"help": "snapshots kept in the opponent pool (the oldest leaves)"})
     pool_every: int = field(default=10, metadata={"help": "updates between two snapshots joining the opponent pool"})
+    factored_calls: bool = field(default=False, metadata={
+        "help": "the network makes each call as up to three small decisions, each with its own mask: take/bid or "
+                "pass, then the strain, then the level (belote_env.factored; observations of 862 floats, 56 "
+                "actions) instead of one of up to 67 calls; the opponents and evaluations play the flat space, the "
+                "trained agent too (it makes its decisions in turn). Not with bc_agent, expert_agent or ray_workers"})
     end_on_redeal: bool = field(default=True, metadata={
         "help": "an all-pass deal ends the training episode with reward 0 instead of redealing "
                 "(stops tables where every seat passes from looping without a reward)"})
@@ -180,14 +185,26 @@ def key_values(name: str, value) -> dict:
     return dict(value)
 
 
-def network_config(args) -> dict:
-    """The keyword arguments the run's network is built from: for ``mlp`` the observation and action sizes,
-    ``hidden_sizes`` and ``activation`` (then ``network_kwargs``); for another network ``network_kwargs``."""
-    if args.network == "mlp":
-        from belote_env.observation import OBS_SIZE
-        from belote_env.rules.actions import NUM_ACTIONS
+def action_sizes(args) -> tuple[int, int]:
+    """``(observation floats, actions)`` of the run's network: the flat action space's ``(853, 112)``, or
+    ``(862, 56)`` with ``factored_calls``."""
+    if getattr(args, "factored_calls", False):
+        from belote_env.factored import FACTORED_OBS_SIZE, NUM_FACTORED_ACTIONS
 
-        return {"obs_size": OBS_SIZE, "hidden_sizes": list(args.hidden_sizes), "num_actions": NUM_ACTIONS,
+        return FACTORED_OBS_SIZE, NUM_FACTORED_ACTIONS
+    from belote_env.observation import OBS_SIZE
+    from belote_env.rules.actions import NUM_ACTIONS
+
+    return OBS_SIZE, NUM_ACTIONS
+
+
+def network_config(args) -> dict:
+    """The keyword arguments the run's network is built from: for ``mlp`` the observation and action sizes
+    (:func:`action_sizes`), ``hidden_sizes`` and ``activation`` (then ``network_kwargs``); for another network
+    ``network_kwargs``."""
+    if args.network == "mlp":
+        obs_size, num_actions = action_sizes(args)
+        return {"obs_size": obs_size, "hidden_sizes": list(args.hidden_sizes), "num_actions": num_actions,
                 "activation": args.activation, **args.network_kwargs}
     return dict(args.network_kwargs)
 
@@ -351,7 +368,8 @@ def check_network(args) -> None:
 
     try:
         with torch.random.fork_rng():
-            check_shapes(build_network(args.network, network_config(args)), f"option 'network' {args.network!r}")
+            check_shapes(build_network(args.network, network_config(args)), f"option 'network' {args.network!r}",
+                         action_sizes(args))
     except NetworkSpecError as e:
         raise ConfigError(f"option 'network': {e}") from None
 
@@ -423,6 +441,12 @@ def validate_train(args, resuming: bool = False):
             raise ConfigError(f"option {name!r} must be >= 0, got {getattr(args, name)}")
     if not 0 <= args.ray_workers <= args.num_envs:
         raise ConfigError(f"option 'ray_workers' must be between 0 and num_envs ({args.num_envs}), got {args.ray_workers}")
+    if args.factored_calls:
+        given = [n for n in ("bc_agent", "expert_agent", "ray_workers") if getattr(args, n)]
+        if given:
+            raise ConfigError(f"option(s) {', '.join(given)} not supported with factored_calls yet (the demonstrations "
+                              "are recorded, and the Ray actors collect, in the flat action space); factored_calls "
+                              "learns from scratch: set bc_agent '' (--bc-agent '')")
     unsupported = [n for n, on in (("pool_fraction", args.pool_fraction > 0), ("central_critic", args.central_critic)) if on]
     if args.ray_workers and unsupported:
         raise ConfigError(f"option(s) {', '.join(unsupported)} not supported with ray_workers yet (the Ray rollout "

@@ -63,7 +63,6 @@ from agents.training.runs import (RunInterrupted, Stops, check_finite, checkpoin
                                   init_checkpoint, latest_checkpoint, prepare_checkpoints, restore_rngs,
                                   resume_checkpoint, save_checkpoint, stop_on_signals)
 from agents.workers import Stopped
-from belote_env.observation import OBS_SIZE
 from belote_env.rewards import REWARD_SCALE
 from belote_env.variants import load_variant
 
@@ -110,7 +109,8 @@ def collect(net: nn.Module, tables: Collector, buf: Rollout, num_steps: int, sta
         t3 = clock()
         runner.actions(obs, mask, seat, actions, seeds=tables.agent_seeds())  # the fixed opponents' seats
         t4 = clock()
-        obs, mask, seat, rewards, done, info = venv.step(actions)
+        # with factored calls the opponents' actions are flat ones (their tables are at a first decision)
+        obs, mask, seat, rewards, done, info = venv.step(actions, flat=runner.acting(seat) >= 0 if venv.factored else None)
         t5 = clock()
         tables.length += 1
         tables.t += 1
@@ -376,7 +376,8 @@ def _train(args: Args, resume: bool, cli_overrides: dict | None) -> dict:
     net = build_network(args.network, network_config(args))
     with torch.random.fork_rng():  # the options leave the run's torch RNG (and so its warm start) as it was
         torch.manual_seed(args.seed + 1)
-        critic = CentralCritic(OBS_SIZE, args.hidden_sizes, args.activation) if args.central_critic else None
+        critic = CentralCritic(options.action_sizes(args)[0], args.hidden_sizes, args.activation) \
+            if args.central_critic else None
         pool = OpponentPool(args.pool_size, args.network, net.config()) if args.pool_fraction > 0 else None
     collect_rng = np.random.default_rng(args.seed)
     update, global_step, elapsed_before = 0, 0, 0.0
@@ -405,8 +406,9 @@ def _train(args: Args, resume: bool, cli_overrides: dict | None) -> dict:
         tables = RayCollector(collect, variant, args.num_envs, args.opponent_mix, collect_rng, args.end_on_redeal,
                               args.network, network_config(args), args.num_steps, args.ray_workers, args.ray_address)
     else:
-        tables = Collector(variant, args.num_envs, args.opponent_mix, collect_rng, args.end_on_redeal, pool, args.pool_fraction)
-    buf = Rollout(batch, HIDDEN_SIZE if critic is not None else 0)
+        tables = Collector(variant, args.num_envs, args.opponent_mix, collect_rng, args.end_on_redeal, pool, args.pool_fraction,
+                           factored=args.factored_calls)
+    buf = Rollout(batch, HIDDEN_SIZE if critic is not None else 0, options.action_sizes(args))
     agent = NeuralAgent(net, name=f"neural:{args.run_name}")
     last_eval: dict = {}
     bar = tqdm(total=num_updates * batch, initial=update * batch, unit="step", unit_scale=True, dynamic_ncols=True,

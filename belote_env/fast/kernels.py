@@ -1189,6 +1189,16 @@ WHAT = _factored.WHAT
 CALL_CHOICE = _factored.CALL
 
 
+@kernel
+def decide_rows(flat, stage, strain, choice, options, out):
+    """``factored.decide`` on every row: ``out[i]`` = its ``(stage, strain, action)``, ``options[i]`` its options
+    (``choice[i]`` -1: the options of the decision at ``(stage[i], strain[i])`` only). For agents that play a
+    factored network in the flat action space (``agents.neural.agent``)."""
+    for i in range(flat.shape[0]):
+        st, sn, a = decide(flat[i], stage[i], strain[i], choice[i], options[i])
+        out[i, 0], out[i, 1], out[i, 2] = st, sn, a
+
+
 @kernel(inline="always")
 def factored_observe_table(V, row, j, stage, strain, flat, obs, options, seat_out, known):
     """Row ``j`` of the factored outputs of the table in ``row``, at decision ``(stage, strain)``: the seat to act,
@@ -1226,17 +1236,23 @@ def factored_observe(V, S, stage, strain, flat, obs, options, seat_out):
 
 
 @kernel
-def factored_resolve(S, tables, stage, strain, choices, flat, options, resolved):
+def factored_resolve(S, tables, stage, strain, choices, flat_rows, flat, options, resolved):
     """Check and resolve the choices of a factored step, changing nothing: returns the first ``j`` whose choice
     ``choices[j]`` is not legal at table ``tables[j]`` (its decision ``stage``/``strain``), or -1. Else
     ``resolved[j]`` is ``(stage, strain, action)`` after the choice (``factored.decide``: ``action`` the flat
     action now complete, or -1 while the call goes on, and then ``options[j]`` holds the next decision's
-    choices); ``flat`` is scratch (bool[112])."""
+    choices). Where ``flat_rows[j]``, ``choices[j]`` is a flat action, legal only at a table at its first
+    decision. ``flat`` is scratch (bool[112])."""
     for j in range(tables.shape[0]):
         t = tables[j]
         c = choices[j]
         if c < 0:
             return j
+        if flat_rows[j]:
+            if stage[t] != WHAT or not is_legal(S[t], c):
+                return j
+            resolved[j, 0], resolved[j, 1], resolved[j, 2] = WHAT, -1, c
+            continue
         if stage[t] == WHAT and c < CALL_CHOICE:  # a card, pass, coinche or surcoinche: the same flat id
             if not is_legal(S[t], c):
                 return j

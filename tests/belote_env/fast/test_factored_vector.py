@@ -22,9 +22,10 @@ def _stage_cells(stage, strain) -> np.ndarray:
     return out
 
 
-def _run(name: str, steps: int, n: int = 16, seed: int = 5, final: bool = False, **kw) -> int:
+def _run(name: str, steps: int, n: int = 16, seed: int = 5, final: bool = False, mixed: bool = False, **kw) -> int:
     """Random factored choices on a factored VectorEnv, and the flat actions they complete on a flat one with the
-    same seed; every output compared after every step. Returns the flat actions compared."""
+    same seed; every output compared after every step. ``mixed``: about half the tables at their first decision
+    take a random flat action instead (``flat=``). Returns the flat actions compared."""
     fac = VectorEnv(name, n, seed=seed, calls="factored", **kw)
     flat = VectorEnv(name, n, seed=seed, **kw)
     obs, mask, seat = fac.reset()
@@ -38,10 +39,15 @@ def _run(name: str, steps: int, n: int = 16, seed: int = 5, final: bool = False,
         assert np.array_equal(mask, F.factored_mask(fmask, stage, strain)), step
         assert np.array_equal(fac.flat_masks(), fmask)
         choice = (rng.random(mask.shape) * mask).argmax(axis=1)
+        flat_rows = (stage == F.WHAT) & (rng.random(n) < 0.5) if mixed else np.zeros(n, dtype=bool)
         stage, strain, action = F.advance(fmask, stage, strain, choice)
+        direct = (rng.random(fmask.shape) * fmask).argmax(axis=1)
+        choice[flat_rows], action[flat_rows], stage[flat_rows], strain[flat_rows] = direct[flat_rows], \
+            direct[flat_rows], F.WHAT, -1
         seats = rng.integers(-1, 4, size=n) if final else None
-        obs, mask, seat, rew, done, info, final_obs = fac.step_tables(every, choice, seats) if final else \
-            (*fac.step(choice), None)
+        flat_arg = flat_rows if mixed else None
+        obs, mask, seat, rew, done, info, final_obs = fac.step_tables(every, choice, seats, flat=flat_arg) if final \
+            else (*fac.step(choice, flat=flat_arg), None)
         assert np.array_equal(fac.decisions()[0], stage) and np.array_equal(fac.decisions()[1], strain)
         t = np.flatnonzero(action >= 0)
         got = flat.step_tables(t, action[t], None if seats is None else seats[t])
@@ -71,6 +77,31 @@ def test_factored_steps_are_the_flat_steps_bit_for_bit(name):
 def test_game_episodes_win_rewards_and_final_observations():
     assert _run("coinche", 200, episode="game", reward="win", final=True) > 2000
     assert _run("cobrecaf_81", 120, n=8, final=True, max_redeals=2) > 500
+
+
+@pytest.mark.parametrize("name", ["coinche", "belote_classique", "cobrecaf_81"])
+def test_flat_actions_of_flat_agents_at_some_tables(name):
+    """An opponent of the flat space (the heuristic, a checkpoint) acts in one step at a factored table."""
+    assert _run(name, 160, mixed=True) > 1500
+    assert _run(name, 80, mixed=True, final=True, episode="game") > 700
+
+
+def test_a_flat_action_is_refused_mid_call_or_illegal():
+    fac = VectorEnv("coinche", 2, seed=0, calls="factored")
+    fac.reset()
+    fac.step([F.CALL, F.CALL])
+    with pytest.raises(VectorEnvError, match="a flat action at table 1, whose seat is deciding a factored call"):
+        fac.step([F.STRAIN, 41], flat=np.array([False, True]))
+    other = VectorEnv("coinche", 2, seed=0, calls="factored")
+    other.reset()
+    with pytest.raises(VectorIllegalActionError, match=r"illegal action 'AS' \(id 7\) at table 0"):
+        other.step([7, 32], flat=np.array([True, False]))
+    with pytest.raises(VectorEnvError, match="flat must be 2 bools"):
+        other.step([32, 32], flat=[1, 0])
+    plain = VectorEnv("coinche", 2)
+    plain.reset()
+    with pytest.raises(VectorEnvError, match="flat= is for calls=.factored."):
+        plain.step([32, 32], flat=np.zeros(2, bool))
 
 
 def test_observations_of_any_seat_carry_the_decision_of_the_seat_to_act():
