@@ -91,37 +91,16 @@ def worker_pool(workers: int, initializer=None, initargs=()):
 
 def results(iterator, stop=None):
     """The items of a pool's ``imap``/``imap_unordered`` iterator, as they come; :class:`Stopped` once ``stop()``
-    (asked while waiting) answers true.
-
-    Ctrl-C while waiting raises ``KeyboardInterrupt`` here, between two waits, never inside the pool's own
-    locks: raised there, it can leave the iterator's lock held, and the pool's result thread, then its
-    ``terminate()``, wait for it forever (a hang seen under load). So while waiting, Python's default SIGINT
-    handler is replaced by one that only notes the signal (a handler of the caller's own, ``train.py``'s, is left
-    as it is)."""
-    noted = []
-
-    def note(signum, frame):
-        noted.append(signum)
-
+    (asked while waiting) answers true."""
     while True:
-        swap = threading.current_thread() is threading.main_thread() and \
-            signal.getsignal(signal.SIGINT) is signal.default_int_handler
-        previous = signal.signal(signal.SIGINT, note) if swap else None
         try:
             item = iterator.next(timeout=POLL_SECONDS)
         except StopIteration:
             return
         except mp.TimeoutError:
-            if noted:
-                raise KeyboardInterrupt from None
             if stop is not None and stop():
                 raise Stopped() from None
             continue
-        finally:
-            if swap:
-                signal.signal(signal.SIGINT, previous)
-        if noted:
-            raise KeyboardInterrupt
         yield item
 
 

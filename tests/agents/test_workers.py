@@ -46,8 +46,10 @@ def _running(group: int) -> list[str]:
 def _start(tmp_path: Path) -> subprocess.Popen:
     script = tmp_path / "pool.py"
     script.write_text(SCRIPT.format(repo=str(REPO), started=str(tmp_path / "started_")))
+    # a shell's background job (a CI script run with &) starts with SIGINT ignored, which a child inherits and
+    # Python keeps: the script would never see Ctrl-C. It starts with the default, as at a terminal.
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while len(list(tmp_path.glob("started_*"))) < 2:  # both workers in their task
         assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
