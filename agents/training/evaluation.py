@@ -33,6 +33,12 @@ def _made(r: dict, side: str) -> str:
     return "never took" if not taken or rate is None or rate != rate else f"{100 * rate:.1f}%"
 
 
+def _took(r: dict) -> str:
+    """The share of the deals the agent's team took, and how many of those it made."""
+    took = f"{100 * r.get('taken_a', 0) / max(2 * r['pairs'], 1):.1f}%"
+    return took if not r.get("taken_a") else f"{took} (made {_made(r, 'a')})"
+
+
 def format_table(results: dict, title: str) -> str:
     """A plain-text table of duplicate results, one opponent per line."""
     lines = [title, f"{'opponent':<12} {'pairs':>6} {'points/deal':>12} {'95% CI':>20} {'deals won':>10} "
@@ -57,6 +63,9 @@ def log_eval(writer, results: dict, global_step: int) -> None:
         writer.add_scalar(f"eval/{tag}/points_ci_low", r["ci_low"], global_step)
         writer.add_scalar(f"eval/{tag}/points_ci_high", r["ci_high"], global_step)
         writer.add_scalar(f"eval/{tag}/deals_won", r["win_rate"], global_step)
+        writer.add_scalar(f"eval/{tag}/took", r.get("taken_a", 0) / max(2 * r["pairs"], 1), global_step)
+        if r.get("taken_a") and r.get("made_rate_a") == r.get("made_rate_a"):  # made: of the contracts it took
+            writer.add_scalar(f"eval/{tag}/made", r["made_rate_a"], global_step)
 
 
 def evaluate_checkpoint(spec: str, variant: str | None, default_variant: str, opponents: list[str], pairs: int,
@@ -159,8 +168,8 @@ def periodic_evaluation(agent, variant, opponents: list[str], pairs: int, seed: 
     ``eval/<opponent>/`` at ``global_step`` and reported with ``write`` (the progress bar's) after ``where``."""
     results = evaluate(agent, variant, opponents, pairs, seed)
     log_eval(writer, results, global_step)
-    write(f"{where}: " + ", ".join(f"vs {k} {100 * r['win_rate']:.1f}% won, {r['mean_diff']:+.1f} pts"
-                                   for k, r in results.items()))
+    write(f"{where}: " + ", ".join(f"vs {k} {100 * r['win_rate']:.1f}% won, {r['mean_diff']:+.1f} pts, took "
+                                   f"{_took(r)}" for k, r in results.items()))
     return results
 
 

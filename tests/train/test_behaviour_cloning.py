@@ -12,6 +12,7 @@ import torch
 from agents.neural.network import PolicyValueNet
 from agents.training import behaviour_cloning as bc
 from agents.training.curves import read_scalars
+from belote_env.observation import OBS_SIZE
 
 from .helpers import REPO, run_train_here
 
@@ -24,7 +25,7 @@ def test_demonstrations_are_legal_and_carry_the_team_rewards():
     from belote_env.variants import load_variant
 
     demo = bc.record_demonstrations(load_variant("coinche"), "heuristic", 2000, seed=5)
-    assert demo.obs.shape == (2000, ppo.OBS_SIZE) and demo.obs.dtype == np.float32
+    assert demo.obs.shape == (2000, OBS_SIZE) and demo.obs.dtype == np.float32
     assert np.all(demo.mask[np.arange(2000), demo.actions] == 1)
     assert (demo.actions >= 32).any() and (demo.actions < 32).any()  # auction and card play both recorded
     assert np.abs(demo.returns).max() > 0 and np.abs(demo.returns).max() <= 2.0
