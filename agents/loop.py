@@ -82,15 +82,17 @@ class Runner:
         return self.seating[self._rows, seat]
 
     def actions(self, obs: np.ndarray, mask: np.ndarray, seat: np.ndarray, out: np.ndarray | None = None,
-                active: np.ndarray | None = None, seeds: np.ndarray | None = None) -> np.ndarray:
+                active: np.ndarray | None = None, seeds: np.ndarray | None = None,
+                who: np.ndarray | None = None) -> np.ndarray:
         """Fill ``out`` (int64[N]) with the seated agents' decisions at every table where one is to act
         (and ``active``, when given); the caller's rows are left as they are. Returns ``out``. At the tables of a
         ``VectorEnv(calls="factored")`` the agents still see flat observations and masks and give flat actions
         (step them with ``flat=runner.acting(seat) >= 0``): only the caller's seats make factored choices.
-        ``seeds``: uint64[N], one per table, handed to the agents that take seeds (``Agent.takes_seeds``)."""
+        ``seeds``: uint64[N], one per table, handed to the agents that take seeds (``Agent.takes_seeds``).
+        ``who``: the agent to ask at every table (an index, -1: the caller), instead of the seating's."""
         if out is None:
             out = np.zeros(len(seat), dtype=np.int64)
-        who = self.acting(seat)
+        who = self.acting(seat) if who is None else who
         if active is not None:
             who = np.where(active, who, -1)
         for k, agent in enumerate(self.agents):

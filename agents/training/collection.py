@@ -27,9 +27,11 @@ from agents import counter_rng
 from agents.loop import MAX_REDEALS, Runner
 from agents.neural.sparse import append_csr, place_csr
 from belote_env.numba_cache import heal_damaged_files
+from belote_env.observation import SEGMENTS
 
 heal_damaged_files()  # a damaged cache file of the kernels below is compiled again, not fatal
 
+BIDDING = SEGMENTS["phase"][0]  # the observation's cell that is 1 while the deal is bid
 POOL = "pool"  # the label of the pool's tables in the training statistics (charts/return_vs_pool)
 
 
@@ -39,11 +41,13 @@ class Collector:
     ``pool``: an :class:`agents.training.pool.OpponentPool` whose snapshots play one team at a ``pool_fraction`` of the
     tables (self-play there while the pool is empty). ``table_ids``: the tables' numbers in the run (default
     ``0 .. num_envs - 1``); ``key``: the first deal's key (default: drawn from ``rng``). ``factored``: the network's
-    seats make factored calls (``VectorEnv(calls="factored")``); the opponents play the flat space."""
+    seats make factored calls (``VectorEnv(calls="factored")``); the opponents play the flat space. ``call_agent``:
+    an agent spec that makes the calls of the network's seats while :attr:`card_play` is on (the card-play stage,
+    ``train.py --card-play-steps``: the network plays only the cards)."""
 
     def __init__(self, variant, num_envs: int, opponent_mix: dict, rng: np.random.Generator, end_on_redeal: bool = True,
                  pool=None, pool_fraction: float = 0.0, table_ids=None, key: int | None = None,
-                 factored: bool = False):
+                 factored: bool = False, call_agent: str = ""):
         from agents.registry import make_agent
         from belote_env.vector import VectorEnv
 
@@ -53,6 +57,9 @@ class Collector:
         self.pool = pool if pool_fraction > 0 else None
         self.labels = self.specs + ([POOL] if self.pool is not None else [])  # opponent kinds, for the statistics
         self.opponents = [make_agent(spec) for spec in self.specs] + (self.pool.agents if self.pool is not None else [])
+        self.call_index = len(self.opponents)  # the call agent's index among the runner's agents, when there is one
+        self.opponents += [make_agent(call_agent)] if call_agent else []
+        self.card_play = bool(call_agent)  # the trainer turns it off when the card-play stage ends
         self.cum = np.cumsum([opponent_mix[s] for s in self.specs] + ([pool_fraction] if self.pool is not None else []))
         self.rng = rng
         self.ids = np.arange(num_envs, dtype=np.int64) if table_ids is None else np.asarray(table_ids, dtype=np.int64)
@@ -70,6 +77,14 @@ class Collector:
         self.last = np.full((num_envs, 4), -1, dtype=np.int64)
         self.length = np.zeros(num_envs, dtype=np.int64)  # actions so far in each table's episode
         self.reset_all(key)
+
+    def acting(self, obs: np.ndarray, seat: np.ndarray) -> np.ndarray:
+        """The agent to act at every table (an index into the runner's agents; -1: the network): the seating's,
+        and during the card-play stage (:attr:`card_play`) the call agent at the network's seats while bidding."""
+        who = self.runner.acting(seat)
+        if self.card_play:
+            who = np.where((who < 0) & (obs[:, BIDDING] == 1.0), self.call_index, who)
+        return who
 
     def numbers(self, idx: np.ndarray, stream: int) -> np.ndarray:
         """Uniform floats in [0, 1) of tables ``idx`` (positions in this object) for ``stream`` at this step:
@@ -172,6 +187,7 @@ class Rollout:
         self.values = np.zeros(capacity, dtype=np.float32)
         self.rewards = np.zeros(capacity, dtype=np.float32)
         self.dones = np.zeros(capacity, dtype=bool)
+        self.bidding = np.zeros(capacity, dtype=bool)  # a call (the deal was being bid), for call_ent_coef
         self.next_value = np.zeros(capacity, dtype=np.float32)  # value of the seat's next decision (or bootstrap)
         self.next_index = np.full(capacity, -1, dtype=np.int64)  # the seat's next decision in this rollout
         self.per_step: list[int] = []  # decisions made at each step (Ray actors' rollouts merge step by step)

@@ -64,6 +64,11 @@ class Args:
                 "pass, then the strain, then the level (belote_env.factored; observations of 862 floats, 56 "
                 "actions) instead of one of up to 67 calls; the opponents and evaluations play the flat space, the "
                 "trained agent too (it makes its decisions in turn). Not with bc_agent, expert_agent or ray_workers"})
+    card_play_steps: int = field(default=0, metadata={
+        "help": "for the run's first N steps call_agent makes every call of the network's seats, which play only "
+                "the cards (the card-play task: learn the cards, then the calls); 0 = off"})
+    call_agent: str = field(default="heuristic", metadata={
+        "help": "agent spec that makes the network's calls during the card_play_steps (agents.make_agent)"})
     end_on_redeal: bool = field(default=True, metadata={
         "help": "an all-pass deal ends the training episode with reward 0 instead of redealing "
                 "(stops tables where every seat passes from looping without a reward)"})
@@ -93,6 +98,9 @@ class Args:
     clip_coef: float = field(default=0.2, metadata={"help": "PPO clipping coefficient"})
     clip_vloss: bool = field(default=True, metadata={"help": "clip the value loss as in PPO's reference code"})
     ent_coef: float = field(default=0.01, metadata={"help": "entropy bonus coefficient"})
+    call_ent_coef: float = field(default=0.0, metadata={
+        "help": "an entropy bonus on the network's calls (its decisions while the deal is bid) on top of ent_coef: "
+                "keeps calls explored while taking still loses (docs/training.md, 'Learning from scratch'); 0 = off"})
     vf_coef: float = field(default=0.5, metadata={"help": "value loss coefficient"})
     max_grad_norm: float = field(default=0.5, metadata={"help": "gradient norm clip"})
     target_kl: float = field(default=0.0, metadata={"help": "stop the epochs of an update above this approx KL; 0 = off"})
@@ -382,6 +390,8 @@ def validate_train(args, resuming: bool = False):
     for name, f in fields_of(type(args)).items():
         if isinstance(f.default, float) and not math.isfinite(getattr(args, name)):
             raise ConfigError(f"option {name!r} must be a finite number, got {getattr(args, name)}")
+    if args.card_play_steps < 0:
+        raise ConfigError(f"option 'card_play_steps' must be >= 0, got {args.card_play_steps}")
     positive = ("total_timesteps", "num_envs", "num_steps", "num_minibatches", "update_epochs", "checkpoint_every",
                 "keep_checkpoints", "torch_threads", "pool_size", "pool_every", "expert_workers")
     for name in positive:
@@ -436,7 +446,7 @@ def validate_train(args, resuming: bool = False):
             or not 0 <= args.gae_lambda <= 1:
         raise ConfigError(f"options learning_rate and max_grad_norm must be > 0, gamma and gae_lambda in [0, 1]; "
                           f"got {args.learning_rate}, {args.max_grad_norm}, {args.gamma}, {args.gae_lambda}")
-    for name in ("clip_coef", "ent_coef", "vf_coef", "target_kl", "max_minutes"):
+    for name in ("clip_coef", "ent_coef", "call_ent_coef", "vf_coef", "target_kl", "max_minutes"):
         if getattr(args, name) < 0:
             raise ConfigError(f"option {name!r} must be >= 0, got {getattr(args, name)}")
     if not 0 <= args.ray_workers <= args.num_envs:
@@ -447,10 +457,12 @@ def validate_train(args, resuming: bool = False):
             raise ConfigError(f"option(s) {', '.join(given)} not supported with factored_calls yet (the demonstrations "
                               "are recorded, and the Ray actors collect, in the flat action space); factored_calls "
                               "learns from scratch: set bc_agent '' (--bc-agent '')")
-    unsupported = [n for n, on in (("pool_fraction", args.pool_fraction > 0), ("central_critic", args.central_critic)) if on]
+    unsupported = [n for n, on in (("pool_fraction", args.pool_fraction > 0), ("central_critic", args.central_critic),
+                                   ("card_play_steps", args.card_play_steps > 0)) if on]
     if args.ray_workers and unsupported:
         raise ConfigError(f"option(s) {', '.join(unsupported)} not supported with ray_workers yet (the Ray rollout "
-                          "actors play neither pool snapshots nor a central critic); collect locally (ray_workers 0)")
+                          "actors play neither pool snapshots, a central critic nor a card-play stage); collect "
+                          "locally (ray_workers 0)")
     if args.ray_workers or args.ray_address:
         try:
             import ray  # noqa: F401
@@ -471,6 +483,7 @@ def validate_train(args, resuming: bool = False):
             args.bc_agent = ""
     specs = [("opponent_mix", s) for s in args.opponent_mix] + [("eval_opponents", s) for s in args.eval_opponents]
     specs += [(name, getattr(args, name)) for name in ("bc_agent", "expert_agent") if getattr(args, name)]
+    specs += [("call_agent", args.call_agent)] if args.card_play_steps else []
     for option, given in specs:
         if "{net}" in given and option != "expert_agent":
             raise ConfigError(f"option {option!r}: {given!r}: '{{net}}' stands for the network being trained, which "

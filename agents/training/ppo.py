@@ -42,7 +42,7 @@ from agents.neural.protocol import build_net, build_network, mask_logits, traini
 from agents.neural.sampling import policy_terms, sample_rows
 from agents.training import options
 from agents.training.behaviour_cloning import Fitting, record_and_fit
-from agents.training.collection import Collector, Rollout, credit_rewards, link_decisions
+from agents.training.collection import BIDDING, Collector, Rollout, credit_rewards, link_decisions
 from agents.training.critic import HIDDEN_SIZE, CentralCritic, critic_state, hidden_features, load_critic
 from agents.training.curves import plot_run
 from agents.training.errors import ConfigError
@@ -84,11 +84,13 @@ def collect(net: nn.Module, tables: Collector, buf: Rollout, num_steps: int, sta
     t_env = t_net = t_opp = t_book = 0.0
     for _ in range(num_steps):
         t0 = clock()
-        mine = np.flatnonzero(runner.acting(seat) < 0)
+        who = tables.acting(obs, seat)  # -1: the network
+        mine = np.flatnonzero(who < 0)
         k, start = len(mine), buf.size
         if k:
             nonzeros = buf.add_observations(start, obs, mine)  # the rows' non-zero entries, as the buffer keeps them
             np.take(mask, mine, axis=0, out=buf.mask[start:start + k])
+            buf.bidding[start:start + k] = obs[mine, BIDDING] == 1.0
             t1 = clock()
             # row-invariant forward and the tables' own numbers: a table's actions do not depend on the others
             logits, value = path.buffer_rows(buf, start, k, nonzeros)
@@ -107,10 +109,10 @@ def collect(net: nn.Module, tables: Collector, buf: Rollout, num_steps: int, sta
             t_net += t2 - t1
             t_book += (t1 - t0) + (clock() - t2)
         t3 = clock()
-        runner.actions(obs, mask, seat, actions, seeds=tables.agent_seeds())  # the fixed opponents' seats
+        runner.actions(obs, mask, seat, actions, seeds=tables.agent_seeds(), who=who)  # the fixed opponents' seats
         t4 = clock()
         # with factored calls the opponents' actions are flat ones (their tables are at a first decision)
-        obs, mask, seat, rewards, done, info = venv.step(actions, flat=runner.acting(seat) >= 0 if venv.factored else None)
+        obs, mask, seat, rewards, done, info = venv.step(actions, flat=who >= 0 if venv.factored else None)
         t5 = clock()
         tables.length += 1
         tables.t += 1
@@ -162,9 +164,9 @@ def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, buf: Rollout, a
     n = buf.size
     dev = next(net.parameters()).device  # the learner's (train.py --device)
     b_obs = training_path(net).batch(buf, n, dev)  # the mlp's: non-zero entries on the CPU; else dense rows
-    b_hidden, b_mask, b_actions, b_logprobs, b_values, b_adv, b_returns = (
+    b_hidden, b_mask, b_actions, b_logprobs, b_values, b_adv, b_returns, b_bidding = (
         torch.from_numpy(a).to(dev) for a in (buf.hidden[:n], buf.mask[:n], buf.actions[:n], buf.logprobs[:n],
-                                              buf.values[:n], adv, returns))
+                                              buf.values[:n], adv, returns, buf.bidding[:n]))
     # minibatch bounds split the rollout evenly (its size varies with the random-opponent tables)
     bounds = np.linspace(0, n, min(args.num_minibatches, n) + 1).round().astype(int).tolist()
     sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "old_approx_kl": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
@@ -201,8 +203,9 @@ def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, buf: Rollout, a
                 v_loss = 0.5 * torch.max(v_unclipped, (v_clipped - b_returns[mb]) ** 2).mean()
             else:
                 v_loss = 0.5 * ((newvalue - b_returns[mb]) ** 2).mean()
-            entropy_loss = entropy.mean()
-            loss = pg_loss - args.ent_coef * entropy_loss + args.vf_coef * v_loss
+            entropy_loss = entropy.mean()  # the calls' own bonus (call_ent_coef) on top of every decision's
+            bonus = args.ent_coef * entropy_loss + args.call_ent_coef * (entropy * b_bidding[mb]).mean()
+            loss = pg_loss - bonus + args.vf_coef * v_loss
             if critic is not None:
                 v_obs = 0.5 * ((obs_value - b_returns[mb]) ** 2).mean()
                 loss = loss + args.vf_coef * v_obs
@@ -226,9 +229,7 @@ def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, buf: Rollout, a
     return out
 
 
-# ---------------------------------------------------------------------------
-# Main loop
-# ---------------------------------------------------------------------------
+# --- main loop ---------------------------------------------------------------
 
 def parse_args(argv=None) -> tuple[Args, argparse.Namespace, dict]:
     """(options, the namespace with the mode flags --resume/--evaluate/--plot, the options given on the command line)."""
@@ -407,7 +408,7 @@ def _train(args: Args, resume: bool, cli_overrides: dict | None) -> dict:
                               args.network, network_config(args), args.num_steps, args.ray_workers, args.ray_address)
     else:
         tables = Collector(variant, args.num_envs, args.opponent_mix, collect_rng, args.end_on_redeal, pool, args.pool_fraction,
-                           factored=args.factored_calls)
+                           factored=args.factored_calls, call_agent=args.call_agent if args.card_play_steps else "")
     buf = Rollout(batch, HIDDEN_SIZE if critic is not None else 0, options.action_sizes(args))
     agent = NeuralAgent(net, name=f"neural:{args.run_name}")
     last_eval: dict = {}
@@ -436,6 +437,7 @@ def _train(args: Args, resume: bool, cli_overrides: dict | None) -> dict:
             if args.ray_workers:
                 tables.collect(learner.play_net, buf, args.num_steps, stats, writer, global_step + batch)
             else:
+                tables.card_play = global_step < args.card_play_steps  # the card-play stage, then the whole game
                 collect(learner.play_net, tables, buf, args.num_steps, stats, critic=learner.play_critic)
             t_collect = time.time() - t0
             global_step += batch

@@ -41,7 +41,8 @@ import numpy as np
 
 from agents.training.collection import Collector, Rollout
 
-BUFFER_FIELDS = ("obs", "mask", "actions", "logprobs", "values", "rewards", "dones", "next_value", "next_index")
+BUFFER_FIELDS = ("obs", "mask", "actions", "logprobs", "values", "rewards", "dones", "next_value", "next_index",
+                 "bidding")
 PLAIN_FIELDS = BUFFER_FIELDS[2:]  # sent as they are; observations and masks are compacted (pack_rollout)
 
 

@@ -70,3 +70,32 @@ def test_a_factored_network_plays_the_flat_space_as_the_factored_env_does():
     first = sampler.act_batch(obs, mask.view(np.int8), seeds=seeds)
     assert first == sampler.act_batch(obs, mask.view(np.int8), seeds=seeds)
     assert all(mask[i, a] for i, a in enumerate(first))
+
+
+@pytest.mark.parametrize("factored", [True, False])
+def test_in_the_card_play_stage_the_call_agent_makes_the_networks_calls(factored):
+    from agents.training.collection import BIDDING, Collector, Rollout
+    from agents.training.options import Args, action_sizes
+    from agents.training.ppo import collect
+    from belote_env.variants import load_variant
+
+    sizes = action_sizes(Args(factored_calls=factored))
+    net = PolicyValueNet(obs_size=sizes[0], hidden_sizes=(16,), num_actions=sizes[1])
+    tables = Collector(load_variant("coinche"), 16, {"heuristic": 0.5}, np.random.default_rng(0), factored=factored,
+                       call_agent="heuristic")
+    buf, stats = Rollout(16 * 40, 0, sizes), {"return_team0": [], "return_team1": []}
+    collect(net, tables, buf, 40, stats)
+    n = buf.size
+    assert n > 100 and not buf.observations(0, n)[:, BIDDING].any() and (buf.actions[:n] < 32).all()
+    assert len(stats["heuristic"]) + len(stats["return_team0"]) > 0  # deals were played to their end
+    tables.card_play = False  # the whole game: the network calls too
+    collect(net, tables, buf, 40, stats)
+    assert buf.observations(0, buf.size)[:, BIDDING].any()
+
+
+def test_card_play_options(tmp_path):
+    with pytest.raises(ppo.ConfigError, match="card_play_steps' must be >= 0"):
+        ppo.parse_args([*OPTIONS, "--card-play-steps", "-1", "--runs-dir", str(tmp_path)])
+    with pytest.raises(ppo.ConfigError, match="option 'call_agent': unknown agent 'nobody'"):
+        ppo.parse_args([*OPTIONS, "--card-play-steps", "10", "--call-agent", "nobody", "--runs-dir", str(tmp_path)])
+    assert not any(tmp_path.iterdir())
