@@ -449,12 +449,7 @@ class VectorEnv:
             flat_rows = np.asarray(flat)
             if flat_rows.shape != (m,) or flat_rows.dtype != np.bool_:
                 raise VectorEnvError(f"flat must be {m} bools, one per table, got {short_repr(flat)}")
-        try:
-            c, bad = action_array(choices)
-        except ValueError as e:
-            raise VectorEnvError(f"actions must be one int per table ({m}): {e}") from None
-        if c.shape != (m,):
-            raise VectorEnvError(f"actions must have shape ({m},), one per table; got {len(c)} actions")
+        c, bad = self._action_ids(choices, m)
         if bad >= 0:
             raise VectorEnvError(f"actions[{bad}] is {type(choices[bad]).__name__} {short_repr(choices[bad])}, not a "
                                  f"factored choice (an int 0..{NUM_FACTORED_ACTIONS - 1}); no table was changed")
@@ -549,17 +544,22 @@ class VectorEnv:
             raise VectorEnvError("call reset() before checked_actions()")
         return self._checked_actions(actions, None)
 
-    def _checked_actions(self, actions, tables: np.ndarray | None) -> np.ndarray:
-        """``actions`` (one per table of ``tables``; None: every table) as int64, each a legal action there, or
-        the error (nothing changed): VectorEnvError for what is not an action id, VectorIllegalActionError
-        naming the table."""
-        m = self.num_tables if tables is None else len(tables)
+    @staticmethod
+    def _action_ids(actions, m: int) -> tuple[np.ndarray, int]:
+        """:func:`action_array` of ``actions``, one per table of ``m``, or the VectorEnvError of what is not."""
         try:
             a, bad = action_array(actions)
         except ValueError as e:
             raise VectorEnvError(f"actions must be one int per table ({m}): {e}") from None
         if a.shape != (m,):
             raise VectorEnvError(f"actions must have shape ({m},), one per table; got {len(a)} actions")
+        return a, bad
+
+    def _checked_actions(self, actions, tables: np.ndarray | None) -> np.ndarray:
+        """``actions`` (one per table of ``tables``; None: every table) as int64, each a legal action there, or
+        the error (nothing changed): VectorEnvError for what is not an action id, VectorIllegalActionError
+        naming the table."""
+        a, bad = self._action_ids(actions, self.num_tables if tables is None else len(tables))
         if bad < 0:
             bad = self._k.check_actions(self._S if tables is None else self._S[tables], a)
             given = int(a[bad]) if bad >= 0 else None
