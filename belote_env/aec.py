@@ -203,7 +203,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from .errors import EnvArgumentError
-from .factored import (FACTORED_NAMES, FACTORED_OBS_SIZE, NUM_FACTORED_ACTIONS, STAGE_FEATURES, WHAT, decide,
+from .factored import (CALLS, FACTORED_NAMES, FACTORED_OBS_SIZE, NUM_FACTORED_ACTIONS, STAGE_FEATURES, WHAT, decide,
                        put_stage)
 from .observation import OBS_SIZE, IncrementalEncoder, observation_high
 from .rewards import REWARD_KINDS, scored_deal_reward
@@ -219,7 +219,6 @@ AGENTS = ("player_0", "player_1", "player_2", "player_3")
 RENDER_MODES = ("human", "ansi")
 ILLEGAL_REWARD = -1.0
 DEFAULT_MAX_REDEALS = 100  # all-pass deals in a row before the episode is truncated (an always-pass policy)
-CALLS = ("flat", "factored")  # the action spaces: a call in one action, or as small decisions (belote_env.factored)
 MAX_REDEALS_BOUND = 2**31 - 1  # the largest max_redeals any env takes (the kernels and OpenSpiel count in ints)
 
 

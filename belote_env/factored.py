@@ -47,6 +47,7 @@ FACTORED_NAMES = tuple(
     + [f"strain {s}" for s in STRAIN_NAMES] + [f"level {lv}" for lv in LEVEL_NAMES])
 
 NUM_STRAINS, NUM_LEVELS = len(STRAIN_NAMES), len(LEVEL_NAMES)
+CALLS = ("flat", "factored")  # the envs' action spaces (calls=): a call in one action, or as these decisions
 
 # the stages of a table's factored call
 WHAT, CHOOSE_STRAIN, CHOOSE_LEVEL = 0, 1, 2
@@ -137,6 +138,18 @@ def put_stage(out, stage, strain):
         out[OBS_SIZE + 3 + strain] = 1.0
 
 
+def stage_cells(stage, strain) -> np.ndarray:
+    """float32[n, STAGE_FEATURES]: the cells :func:`put_stage` writes, for ``n`` tables at once (``stage`` and
+    ``strain``: one per table)."""
+    stage = np.asarray(stage, dtype=np.int64).reshape(-1)
+    strain = np.asarray(strain, dtype=np.int64).reshape(-1)
+    out = np.zeros((len(stage), STAGE_FEATURES), dtype=np.float32)
+    out[np.arange(len(stage)), stage] = 1.0
+    chosen = np.flatnonzero(strain >= 0)
+    out[chosen, 3 + strain[chosen]] = 1.0
+    return out
+
+
 def _rows(flat_mask, *columns):
     flat = np.asarray(flat_mask).astype(bool, copy=False).reshape(-1, NUM_ACTIONS)
     return (flat,) + tuple(np.asarray(c, dtype=np.int64).reshape(-1) for c in columns)
@@ -194,4 +207,4 @@ def factor(flat_action: int, flat_mask) -> list[int]:
 
 __all__ = ["CALL", "CHOOSE_LEVEL", "CHOOSE_STRAIN", "EN_FACE", "FACTORED_NAMES", "FACTORED_OBS_SIZE", "FLAT_CALL",
            "LEVEL", "LEVEL_NAMES", "NUM_FACTORED_ACTIONS", "STAGE_FEATURES", "STRAIN", "WHAT", "advance", "decide",
-           "factor", "factored_mask", "put_stage"]
+           "factor", "factored_mask", "put_stage", "stage_cells", "CALLS"]

@@ -56,7 +56,7 @@ from gymnasium import spaces
 
 from .aec import DEFAULT_MAX_REDEALS, checked_max_redeals
 from .errors import VectorEnvError, VectorIllegalActionError
-from .factored import FACTORED_NAMES, FACTORED_OBS_SIZE, NUM_FACTORED_ACTIONS, WHAT, decide
+from .factored import CALLS, FACTORED_NAMES, FACTORED_OBS_SIZE, NUM_FACTORED_ACTIONS, WHAT, decide, stage_cells
 from .observation import CONTRACT_KINDS, OBS_SIZE
 from .rewards import REWARD_KINDS
 from .rules.actions import ACTION_NAMES, BID_VALUES, NUM_ACTIONS, action_id
@@ -69,7 +69,6 @@ from .rules.variant import Variant, short_repr
 from .variants import load_variant
 
 SEED_STRIDE = 2**32
-CALLS = ("flat", "factored")  # the action spaces: one call per action, or a call as small decisions (factored)
 MAX_TABLES = 2**20  # tables of one VectorEnv: about 12 GB; more would exhaust memory (a crash, not an error)
 OUTCOMES = tuple(Outcome)  # made, failed, litige, redeal: the order of info["outcome"] (= belote_env.fast.OUTCOMES)
 _PHASES = tuple(Phase)  # the kernels' PH_BIDDING, PH_PLAY, PH_DONE
@@ -481,10 +480,8 @@ class VectorEnv:
     def _illegal_choice(self, t: int, choice: int) -> None:
         seat = int(self._S[t, self._L.SEAT])
         phase = _PHASES[int(self._S[t, self._L.PHASE])]
-        flat = np.zeros(NUM_ACTIONS, dtype=bool)
-        flat[self._legal_list(t)] = True
         options = np.zeros(NUM_FACTORED_ACTIONS, dtype=bool)
-        decide(flat, int(self._stage[t]), int(self._strain[t]), -1, options)
+        decide(self.flat_masks([t])[0], int(self._stage[t]), int(self._strain[t]), -1, options)
         legal = np.flatnonzero(options).tolist()
         shown = (f"{FACTORED_NAMES[choice]!r} (id {choice})" if 0 <= choice < NUM_FACTORED_ACTIONS
                  else f"{choice} (out of range 0..{NUM_FACTORED_ACTIONS - 1})")
@@ -604,10 +601,8 @@ class VectorEnv:
         self._k.observe_seats(self._params, self._S, t, s, out)
         if self.factored:  # the seat to act at its decision, the others at the first one
             acting = self._S[t, self._L.SEAT] == s
-            out[np.flatnonzero(acting), OBS_SIZE + self._stage[t[acting]]] = 1.0
-            chosen = np.flatnonzero(acting & (self._strain[t] >= 0))
-            out[chosen, OBS_SIZE + 3 + self._strain[t[chosen]]] = 1.0
-            out[np.flatnonzero(~acting), OBS_SIZE + WHAT] = 1.0
+            out[:, OBS_SIZE:] = stage_cells(np.where(acting, self._stage[t], WHAT),
+                                            np.where(acting, self._strain[t], -1))
         return out
 
     def hands(self, tables=None) -> np.ndarray:

@@ -24,8 +24,8 @@ from agents.neural.checkpoint import load_checkpoint
 from agents.counter_rng import derived
 from agents.neural.protocol import build_net, forward_rows, is_factored, mask_logits, policy_probs
 from agents.neural.sampling import sample_actions
-from belote_env.factored import (FACTORED_NAMES, FACTORED_OBS_SIZE, NUM_FACTORED_ACTIONS, STAGE_FEATURES, WHAT,
-                                 factored_mask)
+from belote_env.factored import (FACTORED_NAMES, FACTORED_OBS_SIZE, NUM_FACTORED_ACTIONS, WHAT, factored_mask,
+                                 stage_cells)
 from belote_env.observation import OBS_SIZE
 from belote_env.rules.actions import ACTION_NAMES, NUM_ACTIONS
 
@@ -105,29 +105,24 @@ class NeuralAgent(Agent):
         flat = np.ascontiguousarray(mask.cpu().numpy())
         x = torch.zeros((n, FACTORED_OBS_SIZE), dtype=torch.float32, device=self.device)
         x[:, :OBS_SIZE] = obs
-        state = np.tile(np.array([WHAT, -1, -1], dtype=np.int64), (n, 1))
+        stage, strain = np.full(n, WHAT, dtype=np.int64), np.full(n, -1, dtype=np.int64)
         options = np.zeros((n, NUM_FACTORED_ACTIONS), dtype=np.bool_)
         out = np.full(n, -1, dtype=np.int64)
         rows = np.arange(n)
         for k in range(3):  # what, strain, level: a call is complete after at most three choices
-            st = state[rows]
-            cells = np.zeros((len(rows), STAGE_FEATURES), dtype=np.float32)
-            cells[np.arange(len(rows)), st[:, 0]] = 1.0
-            chosen = np.flatnonzero(st[:, 1] >= 0)
-            cells[chosen, 3 + st[chosen, 1]] = 1.0
-            at = torch.from_numpy(rows).to(self.device)
-            x[at, OBS_SIZE:] = torch.from_numpy(cells).to(self.device)
-            decide_rows(flat[rows], st[:, 0].copy(), st[:, 1].copy(), np.full(len(rows), -1, np.int64),
-                        options[:len(rows)], st)
-            row_seeds = None if seeds is None else (np.asarray(seeds)[rows] if k == 0
-                                                    else derived(np.asarray(seeds)[rows], k))
-            choice = self._choose(x[at], torch.from_numpy(options[:len(rows)].copy()).to(self.device), row_seeds)
-            resolved = np.empty((len(rows), 3), dtype=np.int64)
-            decide_rows(flat[rows], st[:, 0].copy(), st[:, 1].copy(), choice.cpu().numpy().astype(np.int64),
-                        options[:len(rows)], resolved)
+            m, at = len(rows), torch.from_numpy(rows).to(self.device)
+            x[at, OBS_SIZE:] = torch.from_numpy(stage_cells(stage[rows], strain[rows])).to(self.device)
+            resolved = np.empty((m, 3), dtype=np.int64)
+            decide_rows(flat[rows], stage[rows], strain[rows], np.full(m, -1, np.int64), options[:m], resolved)
+            row_seeds = None if seeds is None else np.asarray(seeds)[rows]
+            if row_seeds is not None and k:
+                row_seeds = derived(row_seeds, k)
+            choice = self._choose(x[at], torch.from_numpy(options[:m].copy()).to(self.device), row_seeds)
+            decide_rows(flat[rows], stage[rows], strain[rows], choice.cpu().numpy().astype(np.int64), options[:m],
+                        resolved)  # the decision each row is at now, and the flat action of those complete
             done = resolved[:, 2] >= 0
             out[rows[done]] = resolved[done, 2]
-            state[rows] = resolved
+            stage[rows], strain[rows] = resolved[:, 0], resolved[:, 1]
             rows = rows[~done]
             if not len(rows):
                 break
@@ -145,11 +140,9 @@ class NeuralAgent(Agent):
         names = ACTION_NAMES
         if self.factored:  # the first decision's choices (a card, pass, call...), as the network sees it
             names = FACTORED_NAMES
-            mask = torch.from_numpy(factored_mask(mask.cpu().numpy(), np.full(len(mask), WHAT),
-                                                  np.full(len(mask), -1))).to(self.device)
-            first = torch.zeros((obs.shape[0], STAGE_FEATURES), dtype=torch.float32, device=self.device)
-            first[:, WHAT] = 1.0
-            obs = torch.cat([obs, first], dim=1)
+            first = np.full(len(mask), WHAT), np.full(len(mask), -1)
+            mask = torch.from_numpy(factored_mask(mask.cpu().numpy(), *first)).to(self.device)
+            obs = torch.cat([obs, torch.from_numpy(stage_cells(*first)).to(self.device)], dim=1)
         probs, value = policy_probs(self.net, obs, mask)
         out = []
         for p, v in zip(probs, value):

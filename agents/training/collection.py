@@ -175,13 +175,13 @@ class Rollout:
         from belote_env.observation import OBS_SIZE
         from belote_env.rules.actions import NUM_ACTIONS
 
-        OBS_SIZE, NUM_ACTIONS = sizes or (OBS_SIZE, NUM_ACTIONS)  # noqa: N806 - the run's (factored calls: 862, 56)
-        self.capacity, self.obs_size = capacity, OBS_SIZE
+        obs_size, num_actions = sizes or (OBS_SIZE, NUM_ACTIONS)  # the run's (factored calls: 862, 56)
+        self.capacity, self.obs_size = capacity, obs_size
         self.obs_ptr = np.zeros(capacity + 1, dtype=np.int64)
         self.obs_idx = np.zeros(capacity * ENTRIES_PER_ROW, dtype=np.int64)
         self.obs_val = np.zeros(capacity * ENTRIES_PER_ROW, dtype=np.float32)
         self.hidden = np.zeros((capacity, hidden_size), dtype=np.float32)  # the central critic's hidden hands
-        self.mask = np.zeros((capacity + MIN_ROWS, NUM_ACTIONS), dtype=np.bool_)  # padding rows: forward_nonzeros
+        self.mask = np.zeros((capacity + MIN_ROWS, num_actions), dtype=np.bool_)  # padding rows: forward_nonzeros
         self.actions = np.zeros(capacity, dtype=np.int64)
         self.logprobs = np.zeros(capacity, dtype=np.float32)
         self.values = np.zeros(capacity, dtype=np.float32)

@@ -116,3 +116,15 @@ def test_an_illegal_choice_is_an_error_naming_the_table_and_the_legal_ones():
     flat, _ = next(_positions("coinche", 1))
     with pytest.raises(ValueError, match=r"factored choice 36 is not legal at table 0 .*legal: pass, call"):
         F.advance(flat, [F.WHAT], [-1], [F.EN_FACE])
+
+
+def test_stage_cells_are_put_stage_row_by_row():
+    from belote_env.observation import OBS_SIZE
+
+    stages = [F.WHAT, F.CHOOSE_STRAIN, F.CHOOSE_LEVEL] + [F.CHOOSE_LEVEL] * 6
+    strains = [-1, -1] + list(range(6)) + [-1]
+    cells = F.stage_cells(stages, strains)
+    for row, stage, strain in zip(cells, stages, strains):
+        one = np.zeros(F.FACTORED_OBS_SIZE, dtype=np.float32)
+        F.put_stage(one, stage, strain)
+        assert np.array_equal(row, one[OBS_SIZE:]) and row.sum() == 1 + (strain >= 0)

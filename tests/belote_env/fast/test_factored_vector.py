@@ -14,14 +14,6 @@ from belote_env.variants import variant_names
 from belote_env.vector import VectorEnv
 
 
-def _stage_cells(stage, strain) -> np.ndarray:
-    out = np.zeros((len(stage), F.STAGE_FEATURES), dtype=np.float32)
-    out[np.arange(len(stage)), stage] = 1.0
-    chosen = np.flatnonzero(strain >= 0)
-    out[chosen, 3 + strain[chosen]] = 1.0
-    return out
-
-
 def _run(name: str, steps: int, n: int = 16, seed: int = 5, final: bool = False, mixed: bool = False, **kw) -> int:
     """Random factored choices on a factored VectorEnv, and the flat actions they complete on a flat one with the
     same seed; every output compared after every step. ``mixed``: about half the tables at their first decision
@@ -35,7 +27,7 @@ def _run(name: str, steps: int, n: int = 16, seed: int = 5, final: bool = False,
     every, compared = np.arange(n), 0
     for step in range(steps):
         assert np.array_equal(obs[:, :OBS_SIZE], fobs) and np.array_equal(seat, fseat), step
-        assert np.array_equal(obs[:, OBS_SIZE:], _stage_cells(stage, strain)), step
+        assert np.array_equal(obs[:, OBS_SIZE:], F.stage_cells(stage, strain)), step
         assert np.array_equal(mask, F.factored_mask(fmask, stage, strain)), step
         assert np.array_equal(fac.flat_masks(), fmask)
         choice = (rng.random(mask.shape) * mask).argmax(axis=1)
@@ -61,7 +53,7 @@ def _run(name: str, steps: int, n: int = 16, seed: int = 5, final: bool = False,
         if final:
             assert np.array_equal(final_obs[t, :OBS_SIZE], got[6]) and not final_obs[wait].any()
             ended = t[got[4] & (seats[t] >= 0)]
-            first = _stage_cells(np.zeros(len(ended), int), np.full(len(ended), -1))
+            first = F.stage_cells(np.zeros(len(ended), int), np.full(len(ended), -1))
             assert np.array_equal(final_obs[ended, OBS_SIZE:], first)
         compared += len(t)
     for i in range(n):
